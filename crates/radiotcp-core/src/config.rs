@@ -1,0 +1,374 @@
+//! Scenario configuration as the core sees it.
+//!
+//! The Python front (pydantic) is where users meet the configuration: it validates TOML, applies
+//! documented defaults and hands the core a fully resolved JSON document. The core still checks
+//! every value it relies on ([`ScenarioConfig::validate`]) so that Rust users and tests get the
+//! same guarantees, and it rejects unknown keys so a mismatch between the two layers is caught.
+//! The `Default` impls mirror the documented defaults; a Python test checks they agree.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ConfigError;
+
+/// A whole scenario: simulation control, TCP parameters, flows and the wired path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioConfig {
+    pub simulation: SimulationConfig,
+    pub tcp: TcpConfig,
+    pub flows: FlowsConfig,
+    /// The wired chain from the server (index 0) to the client (last index).
+    pub links: Vec<LinkConfig>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationConfig {
+    /// Simulated time of one run.
+    pub duration_s: f64,
+    /// Metrics (goodput, delay) count only what happens after this instant.
+    pub warmup_s: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TcpVariant {
+    /// RFC 5681 fast retransmit / fast recovery; recovery ends on the first new ACK.
+    Reno,
+    /// RFC 6582: recovery ends only when `recover` is acknowledged; partial ACKs retransmit.
+    NewReno,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpConfig {
+    pub variant: TcpVariant,
+    /// IP packet size of a full data segment; MSS = packet_size_bytes - header_bytes.
+    pub packet_size_bytes: u32,
+    /// TCP/IP header bytes carried by every segment (40: no options).
+    pub header_bytes: u32,
+    /// Size of a pure ACK on the wire.
+    pub ack_size_bytes: u32,
+    /// Initial congestion window in segments (the papers use 1).
+    pub initial_window_segments: u32,
+    /// Initial ssthresh in bytes; `None` means "arbitrarily high" (RFC 5681 §3.1).
+    pub initial_ssthresh_bytes: Option<u64>,
+    /// Receiver buffer = maximum advertised window (64 KB as in the papers).
+    pub rwnd_bytes: u32,
+    pub initial_rto_ms: f64,
+    pub min_rto_ms: f64,
+    pub max_rto_ms: f64,
+    /// Clock granularity G of RFC 6298 §2.
+    pub clock_granularity_ms: f64,
+    /// Acknowledge every `delack_count`-th in-order segment; 1 disables delayed ACKs.
+    pub delack_count: u32,
+    pub delack_timeout_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowsConfig {
+    /// Number of bulk (FTP) flows from the server to the client.
+    pub count: u32,
+    /// Start of the first flow.
+    pub start_s: f64,
+    /// Flow i starts at start_s + i * stagger_s, unless `start_times_s` is given.
+    pub stagger_s: f64,
+    /// Explicit start time per flow; its length must equal `count`.
+    pub start_times_s: Option<Vec<f64>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    pub name: String,
+    pub rate_kbps: f64,
+    /// One-way propagation delay.
+    pub delay_ms: f64,
+    /// Probability that a data packet (server -> client direction) is lost on this link.
+    pub loss_rate: f64,
+    /// Probability that an ACK (client -> server direction) is lost on this link.
+    pub ack_loss_rate: f64,
+    /// Queue at the input of this link, one per direction.
+    pub queue: QueueConfig,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueDiscipline {
+    DropTail,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueConfig {
+    pub discipline: QueueDiscipline,
+    /// Packets waiting (not counting the one being transmitted).
+    pub limit_packets: u32,
+    /// Optional byte limit on the waiting packets; both limits apply when both are set.
+    pub limit_bytes: Option<u64>,
+}
+
+impl Default for SimulationConfig {
+    fn default() -> Self {
+        Self {
+            duration_s: 60.0,
+            warmup_s: 0.0,
+        }
+    }
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        Self {
+            variant: TcpVariant::NewReno,
+            packet_size_bytes: 1500,
+            header_bytes: 40,
+            ack_size_bytes: 40,
+            initial_window_segments: 1,
+            initial_ssthresh_bytes: None,
+            rwnd_bytes: 65535,
+            initial_rto_ms: 1000.0,
+            min_rto_ms: 1000.0,
+            max_rto_ms: 60000.0,
+            clock_granularity_ms: 1.0,
+            delack_count: 2,
+            delack_timeout_ms: 200.0,
+        }
+    }
+}
+
+impl Default for FlowsConfig {
+    fn default() -> Self {
+        Self {
+            count: 1,
+            start_s: 0.0,
+            stagger_s: 0.0,
+            start_times_s: None,
+        }
+    }
+}
+
+impl Default for QueueConfig {
+    fn default() -> Self {
+        Self {
+            discipline: QueueDiscipline::DropTail,
+            limit_packets: 100,
+            limit_bytes: None,
+        }
+    }
+}
+
+impl Default for LinkConfig {
+    fn default() -> Self {
+        Self {
+            name: "link".into(),
+            rate_kbps: 1000.0,
+            delay_ms: 10.0,
+            loss_rate: 0.0,
+            ack_loss_rate: 0.0,
+            queue: QueueConfig::default(),
+        }
+    }
+}
+
+impl Default for ScenarioConfig {
+    /// The `wired-384k` preset with one flow.
+    fn default() -> Self {
+        Self {
+            simulation: SimulationConfig::default(),
+            tcp: TcpConfig::default(),
+            flows: FlowsConfig::default(),
+            links: vec![
+                LinkConfig {
+                    name: "wan".into(),
+                    rate_kbps: 1000.0,
+                    delay_ms: 100.0,
+                    queue: QueueConfig {
+                        limit_packets: 1000,
+                        ..QueueConfig::default()
+                    },
+                    ..LinkConfig::default()
+                },
+                LinkConfig {
+                    name: "access".into(),
+                    rate_kbps: 384.0,
+                    delay_ms: 25.0,
+                    queue: QueueConfig {
+                        limit_packets: 50,
+                        ..QueueConfig::default()
+                    },
+                    ..LinkConfig::default()
+                },
+            ],
+        }
+    }
+}
+
+fn check(ok: bool, key: &str, value: impl ToString, allowed: &str) -> Result<(), ConfigError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfigError {
+            key: key.to_string(),
+            value: value.to_string(),
+            allowed: allowed.to_string(),
+        })
+    }
+}
+
+fn finite_nonneg(key: &str, v: f64) -> Result<(), ConfigError> {
+    check(v.is_finite() && v >= 0.0, key, v, "a finite number >= 0")
+}
+
+fn positive(key: &str, v: f64) -> Result<(), ConfigError> {
+    check(v.is_finite() && v > 0.0, key, v, "a finite number > 0")
+}
+
+fn probability(key: &str, v: f64) -> Result<(), ConfigError> {
+    check((0.0..1.0).contains(&v), key, v, "a probability in [0, 1)")
+}
+
+impl ScenarioConfig {
+    /// Parse a resolved JSON document (as produced by the Python front) and validate it.
+    pub fn from_json(text: &str) -> Result<Self, ConfigError> {
+        let cfg: ScenarioConfig = serde_json::from_str(text).map_err(|e| ConfigError {
+            key: "<document>".into(),
+            value: String::new(),
+            allowed: e.to_string(),
+        })?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Check every value the simulation relies on; the error names the key, the value and what
+    /// is allowed.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let s = &self.simulation;
+        positive("simulation.duration_s", s.duration_s)?;
+        finite_nonneg("simulation.warmup_s", s.warmup_s)?;
+        check(
+            s.warmup_s < s.duration_s,
+            "simulation.warmup_s",
+            s.warmup_s,
+            "less than simulation.duration_s",
+        )?;
+
+        let t = &self.tcp;
+        check(
+            t.header_bytes >= 20,
+            "tcp.header_bytes",
+            t.header_bytes,
+            "an integer >= 20",
+        )?;
+        check(
+            t.packet_size_bytes > t.header_bytes,
+            "tcp.packet_size_bytes",
+            t.packet_size_bytes,
+            "an integer greater than tcp.header_bytes",
+        )?;
+        check(
+            t.ack_size_bytes >= 20,
+            "tcp.ack_size_bytes",
+            t.ack_size_bytes,
+            "an integer >= 20",
+        )?;
+        check(
+            t.initial_window_segments >= 1,
+            "tcp.initial_window_segments",
+            t.initial_window_segments,
+            "an integer >= 1",
+        )?;
+        let mss = (t.packet_size_bytes - t.header_bytes) as u64;
+        if let Some(ss) = t.initial_ssthresh_bytes {
+            check(
+                ss >= 2 * mss,
+                "tcp.initial_ssthresh_bytes",
+                ss,
+                "at least 2 MSS (RFC 5681 lower bound)",
+            )?;
+        }
+        check(
+            t.rwnd_bytes as u64 >= mss,
+            "tcp.rwnd_bytes",
+            t.rwnd_bytes,
+            "at least one MSS",
+        )?;
+        positive("tcp.initial_rto_ms", t.initial_rto_ms)?;
+        positive("tcp.min_rto_ms", t.min_rto_ms)?;
+        positive("tcp.max_rto_ms", t.max_rto_ms)?;
+        check(
+            t.max_rto_ms >= t.min_rto_ms,
+            "tcp.max_rto_ms",
+            t.max_rto_ms,
+            "at least tcp.min_rto_ms",
+        )?;
+        finite_nonneg("tcp.clock_granularity_ms", t.clock_granularity_ms)?;
+        check(
+            t.delack_count >= 1,
+            "tcp.delack_count",
+            t.delack_count,
+            "an integer >= 1 (1 disables delayed ACKs)",
+        )?;
+        positive("tcp.delack_timeout_ms", t.delack_timeout_ms)?;
+
+        let f = &self.flows;
+        check(
+            (1..=10_000).contains(&f.count),
+            "flows.count",
+            f.count,
+            "an integer in 1..=10000",
+        )?;
+        finite_nonneg("flows.start_s", f.start_s)?;
+        finite_nonneg("flows.stagger_s", f.stagger_s)?;
+        if let Some(times) = &f.start_times_s {
+            check(
+                times.len() == f.count as usize,
+                "flows.start_times_s",
+                format!("{} values", times.len()),
+                "exactly flows.count values",
+            )?;
+            for (i, &x) in times.iter().enumerate() {
+                finite_nonneg(&format!("flows.start_times_s.{i}"), x)?;
+            }
+        }
+
+        check(
+            !self.links.is_empty(),
+            "links",
+            "[]",
+            "at least one link",
+        )?;
+        for (i, l) in self.links.iter().enumerate() {
+            positive(&format!("links.{i}.rate_kbps"), l.rate_kbps)?;
+            finite_nonneg(&format!("links.{i}.delay_ms"), l.delay_ms)?;
+            probability(&format!("links.{i}.loss_rate"), l.loss_rate)?;
+            probability(&format!("links.{i}.ack_loss_rate"), l.ack_loss_rate)?;
+            check(
+                l.queue.limit_packets >= 1,
+                &format!("links.{i}.queue.limit_packets"),
+                l.queue.limit_packets,
+                "an integer >= 1",
+            )?;
+            if let Some(b) = l.queue.limit_bytes {
+                check(
+                    b >= t.packet_size_bytes as u64,
+                    &format!("links.{i}.queue.limit_bytes"),
+                    b,
+                    "at least tcp.packet_size_bytes",
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Start time of every flow in seconds.
+    pub fn flow_start_times_s(&self) -> Vec<f64> {
+        match &self.flows.start_times_s {
+            Some(t) => t.clone(),
+            None => (0..self.flows.count)
+                .map(|i| self.flows.start_s + i as f64 * self.flows.stagger_s)
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Event queue, timers and RNG streams.

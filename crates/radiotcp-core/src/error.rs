@@ -1,0 +1,55 @@
+//! Errors that cross the public API. User mistakes are values, never panics.
+
+use std::fmt;
+
+/// A configuration value the simulation cannot use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// Dotted path of the offending key, mirroring the TOML structure (`links.1.rate_kbps`).
+    pub key: String,
+    /// The value as given.
+    pub value: String,
+    /// What would have been accepted.
+    pub allowed: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.value.is_empty() {
+            write!(f, "{}: {}", self.key, self.allowed)
+        } else {
+            write!(
+                f,
+                "{} = {}: expected {}",
+                self.key, self.value, self.allowed
+            )
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Why a run did not produce a result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunError {
+    Config(ConfigError),
+    /// The caller's stop check asked the run to end (e.g. Ctrl-C in Python).
+    Interrupted,
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Config(e) => e.fmt(f),
+            RunError::Interrupted => write!(f, "run interrupted"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl From<ConfigError> for RunError {
+    fn from(e: ConfigError) -> Self {
+        RunError::Config(e)
+    }
+}

@@ -1,0 +1,1 @@
+//! Wired links.

@@ -1,0 +1,107 @@
+//! What one run returns. Plain data, serialisable, so the binding can hand it to Python.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// Per-flow metrics over the measured interval `[warmup_s, duration_s]`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FlowStats {
+    pub flow: u32,
+    pub start_s: f64,
+    /// Payload bytes delivered in order to the receiving application in the measured interval.
+    pub bytes_delivered: u64,
+    /// bytes_delivered * 8 / measured interval, in kbit/s (1 kbit = 1000 bit).
+    pub goodput_kbps: f64,
+    /// One-way delay of data segments at the TCP layer (sender transmission to arrival at the
+    /// TCP receiver), for segments arriving in the measured interval; NaN if none arrived.
+    pub delay_mean_ms: f64,
+    pub delay_p50_ms: f64,
+    pub delay_p95_ms: f64,
+    pub delay_p99_ms: f64,
+    pub delay_samples: u64,
+    /// Counters below cover the whole run (they are rare events, the warm-up matters little).
+    pub segments_sent: u64,
+    pub retransmissions: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    pub acks_sent: u64,
+    pub acks_received: u64,
+    pub final_cwnd_bytes: u64,
+    pub final_srtt_ms: f64,
+}
+
+/// Per link and direction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinkStats {
+    pub link: u32,
+    pub name: String,
+    /// "data" (server -> client) or "ack" (client -> server).
+    pub direction: &'static str,
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    pub max_queue_packets: u32,
+    /// Drop reason -> count ("queue_full", "random_loss").
+    pub drops: BTreeMap<String, u64>,
+}
+
+/// One time series: sample times, an entity id (flow or link index) and a value.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Trace {
+    pub time_s: Vec<f64>,
+    pub id: Vec<u32>,
+    pub value: Vec<f64>,
+}
+
+impl Trace {
+    #[inline]
+    pub fn push(&mut self, time_s: f64, id: u32, value: f64) {
+        self.time_s.push(time_s);
+        self.id.push(id);
+        self.value.push(value);
+    }
+}
+
+/// Traces recorded only on request. Names are the keys Python sees.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Traces {
+    /// id = flow, value = cwnd in bytes, on every change.
+    pub cwnd: Trace,
+    /// id = flow, value = ssthresh in bytes, on every change.
+    pub ssthresh: Trace,
+    /// id = flow, value = first byte of every data segment sent (retransmissions included).
+    pub seq_sent: Trace,
+    /// id = flow, value = first byte of every data segment arriving at the receiver.
+    pub seq_received: Trace,
+    /// id = flow, value = first byte of every data segment dropped anywhere.
+    pub seq_dropped: Trace,
+    /// id = link, value = packets waiting in the data-direction queue, on every change.
+    pub queue: Trace,
+}
+
+impl Traces {
+    pub fn named(&self) -> [(&'static str, &Trace); 6] {
+        [
+            ("cwnd", &self.cwnd),
+            ("ssthresh", &self.ssthresh),
+            ("seq_sent", &self.seq_sent),
+            ("seq_received", &self.seq_received),
+            ("seq_dropped", &self.seq_dropped),
+            ("queue", &self.queue),
+        ]
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunResult {
+    pub seed: u64,
+    pub run_index: u64,
+    pub duration_s: f64,
+    pub measured_s: f64,
+    /// Events taken off the event queue (stale timer events included).
+    pub events: u64,
+    pub flows: Vec<FlowStats>,
+    pub links: Vec<LinkStats>,
+    #[serde(skip)]
+    pub traces: Option<Traces>,
+}
