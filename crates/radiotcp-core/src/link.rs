@@ -1,1 +1,265 @@
-//! Wired links.
+//! Wired point-to-point links: a FIFO drop-tail queue in front of a transmitter of fixed rate,
+//! then a fixed propagation delay, with optional random loss on the wire.
+//!
+//! A link direction is sans-IO as well: `enqueue` and `on_tx_done` say what the caller must
+//! schedule. The packet being serialised is held apart from the queue, so the queue limit
+//! counts waiting packets only (a Linux qdisc or an ns-3 queue disc over a one-packet device
+//! queue behaves the same).
+
+use std::collections::VecDeque;
+
+use crate::config::{LinkConfig, QueueConfig};
+use crate::engine::{millis, tx_time, RngStream, Time};
+
+/// Direction on a link of the chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    /// Server -> client: data segments.
+    Data = 0,
+    /// Client -> server: ACKs.
+    Ack = 1,
+}
+
+impl Dir {
+    pub fn name(self) -> &'static str {
+        match self {
+            Dir::Data => "data",
+            Dir::Ack => "ack",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PacketKind {
+    Data,
+    Ack,
+}
+
+/// A packet in the network. Small and `Copy`, so it travels inside events without allocation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Packet {
+    pub flow: u32,
+    pub kind: PacketKind,
+    /// Data: first byte carried. Ack: the cumulative acknowledgement.
+    pub seq: u64,
+    /// Payload bytes (0 for a pure ACK).
+    pub len: u32,
+    /// Bytes on the wire, headers included.
+    pub size: u32,
+    /// Advertised window carried by an ACK.
+    pub rwnd: u32,
+    /// When the TCP entity handed it to the network (one-way delay metric).
+    pub sent_at: Time,
+}
+
+/// Why a packet did not make it across a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropReason {
+    QueueFull,
+    RandomLoss,
+}
+
+impl DropReason {
+    pub const ALL: [DropReason; 2] = [DropReason::QueueFull, DropReason::RandomLoss];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::QueueFull => "queue_full",
+            DropReason::RandomLoss => "random_loss",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct DirStats {
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    pub max_queue_packets: u32,
+    pub drops: [u64; 2],
+}
+
+/// Outcome of offering a packet to a link direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Enqueued {
+    /// The transmitter was idle: serialisation started, call `on_tx_done` at this time.
+    StartedTx(Time),
+    Queued,
+    Dropped,
+}
+
+/// One direction of a link.
+#[derive(Debug)]
+pub struct LinkDir {
+    rate_bps: f64,
+    prop_delay: Time,
+    loss_rate: f64,
+    limit_packets: usize,
+    limit_bytes: Option<u64>,
+    queue: VecDeque<Packet>,
+    queue_bytes: u64,
+    in_service: Option<Packet>,
+    rng: RngStream,
+    pub stats: DirStats,
+}
+
+impl LinkDir {
+    pub fn new(
+        rate_kbps: f64,
+        delay_ms: f64,
+        loss_rate: f64,
+        q: &QueueConfig,
+        rng: RngStream,
+    ) -> Self {
+        Self {
+            rate_bps: rate_kbps * 1000.0,
+            prop_delay: millis(delay_ms),
+            loss_rate,
+            limit_packets: q.limit_packets as usize,
+            limit_bytes: q.limit_bytes,
+            queue: VecDeque::new(),
+            queue_bytes: 0,
+            in_service: None,
+            rng,
+            stats: DirStats::default(),
+        }
+    }
+
+    pub fn from_config(c: &LinkConfig, dir: Dir, rng: RngStream) -> Self {
+        let loss = match dir {
+            Dir::Data => c.loss_rate,
+            Dir::Ack => c.ack_loss_rate,
+        };
+        Self::new(c.rate_kbps, c.delay_ms, loss, &c.queue, rng)
+    }
+
+    /// Packets waiting (not counting the one being serialised).
+    pub fn queue_len(&self) -> usize {
+        self.queue.len()
+    }
+
+    pub fn prop_delay(&self) -> Time {
+        self.prop_delay
+    }
+
+    fn admits(&self, size: u32) -> bool {
+        self.queue.len() < self.limit_packets
+            && self
+                .limit_bytes
+                .is_none_or(|b| self.queue_bytes + size as u64 <= b)
+    }
+
+    fn start_tx(&mut self, now: Time, p: Packet) -> Time {
+        self.in_service = Some(p);
+        now + tx_time(p.size, self.rate_bps)
+    }
+
+    /// Offer a packet at `now`.
+    pub fn enqueue(&mut self, now: Time, p: Packet) -> Enqueued {
+        if self.in_service.is_none() {
+            return Enqueued::StartedTx(self.start_tx(now, p));
+        }
+        if !self.admits(p.size) {
+            self.stats.drops[DropReason::QueueFull as usize] += 1;
+            return Enqueued::Dropped;
+        }
+        self.queue_bytes += p.size as u64;
+        self.queue.push_back(p);
+        self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.queue.len() as u32);
+        Enqueued::Queued
+    }
+
+    /// Serialisation of the packet in service ended at `now`. Returns the packet if it survives
+    /// the wire (it arrives at `now + prop_delay`) or the drop reason, and the time the next
+    /// serialisation ends, if one started.
+    pub fn on_tx_done(&mut self, now: Time) -> (Result<Packet, (Packet, DropReason)>, Option<Time>) {
+        let p = self
+            .in_service
+            .take()
+            .expect("tx-done event without a packet in service");
+        self.stats.packets_sent += 1;
+        self.stats.bytes_sent += p.size as u64;
+        let out = if self.rng.bernoulli(self.loss_rate) {
+            self.stats.drops[DropReason::RandomLoss as usize] += 1;
+            Err((p, DropReason::RandomLoss))
+        } else {
+            Ok(p)
+        };
+        let next = self.queue.pop_front().map(|n| {
+            self.queue_bytes -= n.size as u64;
+            self.start_tx(now, n)
+        });
+        (out, next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pkt(seq: u64) -> Packet {
+        Packet {
+            flow: 0,
+            kind: PacketKind::Data,
+            seq,
+            len: 960,
+            size: 1000,
+            rwnd: 0,
+            sent_at: 0,
+        }
+    }
+
+    fn dir(limit_packets: u32, limit_bytes: Option<u64>, loss: f64) -> LinkDir {
+        let q = QueueConfig {
+            limit_packets,
+            limit_bytes,
+            ..QueueConfig::default()
+        };
+        LinkDir::new(8.0, 5.0, loss, &q, RngStream::new(1, 0, 0))
+    }
+
+    #[test]
+    fn idle_link_starts_serialising_at_once() {
+        let mut d = dir(2, None, 0.0);
+        // 1000 bytes at 8 kbit/s = 1 s.
+        assert_eq!(d.enqueue(0, pkt(0)), Enqueued::StartedTx(1_000_000_000));
+        assert_eq!(d.queue_len(), 0);
+    }
+
+    #[test]
+    fn queue_limit_counts_waiting_packets_only() {
+        let mut d = dir(2, None, 0.0);
+        d.enqueue(0, pkt(0));
+        assert_eq!(d.enqueue(0, pkt(1)), Enqueued::Queued);
+        assert_eq!(d.enqueue(0, pkt(2)), Enqueued::Queued);
+        assert_eq!(d.enqueue(0, pkt(3)), Enqueued::Dropped);
+        assert_eq!(d.stats.drops[DropReason::QueueFull as usize], 1);
+        let (out, next) = d.on_tx_done(1_000_000_000);
+        assert_eq!(out.unwrap().seq, 0);
+        assert_eq!(next, Some(2_000_000_000));
+        assert_eq!(d.queue_len(), 1);
+    }
+
+    #[test]
+    fn byte_limit_applies_with_packet_limit() {
+        let mut d = dir(10, Some(1500), 0.0);
+        d.enqueue(0, pkt(0));
+        assert_eq!(d.enqueue(0, pkt(1)), Enqueued::Queued);
+        assert_eq!(d.enqueue(0, pkt(2)), Enqueued::Dropped, "2000 B > 1500 B");
+    }
+
+    #[test]
+    fn random_loss_rate_is_respected() {
+        let mut d = dir(100_000, None, 0.2);
+        let n = 50_000;
+        let mut lost = 0;
+        for i in 0..n {
+            d.enqueue(0, pkt(i));
+            if d.on_tx_done(0).0.is_err() {
+                lost += 1;
+            }
+        }
+        let rate = lost as f64 / n as f64;
+        // Binomial sd = sqrt(0.2*0.8/50000) = 0.0018; allow 5 sd.
+        assert!((rate - 0.2).abs() < 0.009, "loss rate {rate}");
+    }
+}
