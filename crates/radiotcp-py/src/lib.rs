@@ -1,1 +1,107 @@
+//! `radiotcp._core`: a thin PyO3 binding over `radiotcp_core::run_with_stop`.
+//!
+//! Everything user-facing (TOML, validation messages, statistics, CLI) lives in the Python
+//! package `radiotcp`; this module only turns a resolved JSON configuration into a run result.
 
+mod topy;
+
+use std::time::Instant;
+
+use numpy::IntoPyArray;
+use pyo3::exceptions::PyKeyboardInterrupt;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use radiotcp_core::{ConfigError, RunError, RunOptions, RunResult, ScenarioConfig};
+
+/// Build a `radiotcp.ConfigError` (defined in Python, a `ValueError` subclass) from the core's.
+fn config_error(py: Python<'_>, e: &ConfigError) -> PyErr {
+    let make = || -> PyResult<PyErr> {
+        let cls = py.import("radiotcp.errors")?.getattr("ConfigError")?;
+        let inst = cls.call1((e.key.as_str(), e.value.as_str(), e.allowed.as_str()))?;
+        Ok(PyErr::from_value(inst))
+    };
+    make().unwrap_or_else(|err| err)
+}
+
+/// Run one replication of the scenario described by `config_json` (the fully resolved
+/// configuration, as `radiotcp.config.to_core_json` produces it).
+///
+/// Returns the core's `RunResult` as plain dicts and lists, plus `traces` (None, or a dict
+/// name -> {"time_s": float64[], "id": uint32[], "value": float64[]}) and `wall_time_s` (wall
+/// time of the simulation proper). The GIL is released during the run; Ctrl-C raises
+/// KeyboardInterrupt.
+#[pyfunction]
+#[pyo3(signature = (config_json, seed, run_index, traces = false))]
+fn simulate<'py>(
+    py: Python<'py>,
+    config_json: &str,
+    seed: u64,
+    run_index: u64,
+    traces: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let cfg = ScenarioConfig::from_json(config_json).map_err(|e| config_error(py, &e))?;
+    let opts = RunOptions { traces };
+
+    let (outcome, pending, wall) = py.detach(|| {
+        let mut pending: Option<PyErr> = None;
+        let mut stop = || {
+            Python::attach(|py| match py.check_signals() {
+                Ok(()) => false,
+                Err(e) => {
+                    pending = Some(e);
+                    true
+                }
+            })
+        };
+        let t0 = Instant::now();
+        let outcome = radiotcp_core::run_with_stop(&cfg, seed, run_index, &opts, &mut stop);
+        (outcome, pending, t0.elapsed().as_secs_f64())
+    });
+
+    let result: RunResult = match outcome {
+        Ok(r) => r,
+        Err(RunError::Config(e)) => return Err(config_error(py, &e)),
+        Err(RunError::Interrupted) => {
+            return Err(pending.unwrap_or_else(|| PyKeyboardInterrupt::new_err("run interrupted")))
+        }
+    };
+
+    let out = topy::to_py(py, &result)?.cast_into::<PyDict>()?;
+    match &result.traces {
+        None => out.set_item("traces", py.None())?,
+        Some(t) => {
+            let all = PyDict::new(py);
+            for (name, trace) in t.named() {
+                let d = PyDict::new(py);
+                d.set_item("time_s", trace.time_s.clone().into_pyarray(py))?;
+                d.set_item("id", trace.id.clone().into_pyarray(py))?;
+                d.set_item("value", trace.value.clone().into_pyarray(py))?;
+                all.set_item(name, d)?;
+            }
+            out.set_item("traces", all)?;
+        }
+    }
+    out.set_item("wall_time_s", wall)?;
+    Ok(out)
+}
+
+/// JSON of the core's default configuration (`ScenarioConfig::default()`).
+#[pyfunction]
+fn default_config_json() -> PyResult<String> {
+    serde_json::to_string(&ScenarioConfig::default())
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
+}
+
+/// Version of the core crate.
+#[pyfunction]
+fn version() -> &'static str {
+    radiotcp_core::VERSION
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(default_config_json, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}
