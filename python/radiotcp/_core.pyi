@@ -1,0 +1,20 @@
+"""Type stub of the compiled binding ``radiotcp._core`` (crates/radiotcp-py)."""
+
+from typing import Any
+
+def simulate(config_json: str, seed: int, run_index: int, traces: bool = False) -> dict[str, Any]:
+    """Run one replication of a fully resolved configuration (JSON).
+
+    Returns the core's RunResult as plain data: ``seed``, ``run_index``, ``duration_s``,
+    ``measured_s``, ``events``, ``flows`` (list of per-flow dicts), ``links`` (list of
+    per-link-and-direction dicts), plus ``traces`` (None, or name -> {"time_s": float64 array,
+    "id": uint32 array, "value": float64 array}) and ``wall_time_s`` (wall time of the
+    simulation proper). Raises ``radiotcp.ConfigError`` for an unusable configuration and
+    ``KeyboardInterrupt`` on Ctrl-C.
+    """
+
+def default_config_json() -> str:
+    """JSON of the core's default configuration (the wired-384k preset with one flow)."""
+
+def version() -> str:
+    """Version of the Rust core crate."""

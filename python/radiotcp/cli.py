@@ -1,0 +1,325 @@
+"""The ``radiotcp`` command: run and validate scenarios.
+
+Exit codes: 0 success, 2 unusable configuration or command line (one line per problem, no
+traceback), 130 interrupted (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from . import _core
+from .config import ScenarioConfig, load, to_dict, to_toml
+from .errors import ConfigError
+from .run import Results, run
+from .stats import CONFIDENCE
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+RUN_EPILOG = """\
+examples:
+  radiotcp run scenarios/wired-384k.toml
+  radiotcp run scenarios/wired-384k.toml --set flows.count=4 --runs 5
+  radiotcp run scenarios/wired-384k.toml --set links.1.queue.limit_packets=20 \\
+      --set tcp.variant=reno --json > results.json
+  radiotcp run scenarios/wired-384k.toml --runs 3 --traces traces.npz
+
+--set KEY.PATH=VALUE mirrors the TOML structure; integer segments index lists
+(links.0 is the first [[links]] table). VALUE is read as a TOML value (4, 0.5, true,
+[0, 1.5], "text"), falling back to a plain string (tcp.variant=reno); null unsets an
+optional key. Run i uses (seed, run index i); the same seed gives the same results.
+The table shows the mean over runs and the half-width of the 90% Student-t
+confidence interval of the mean (empty for a single run).
+"""
+
+VALIDATE_EPILOG = """\
+examples:
+  radiotcp validate scenarios/wired-384k.toml
+  radiotcp validate scenarios/wired-384k.toml --set flows.count=4 --show-config
+"""
+
+MAIN_EPILOG = """\
+examples:
+  radiotcp run scenarios/wired-384k.toml --set flows.count=4 --runs 5
+  radiotcp validate my-scenario.toml
+  radiotcp run --help
+"""
+
+
+def _add_config_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file (TOML)")
+    p.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY.PATH=VALUE",
+        help="override one setting (repeatable), e.g. --set flows.count=4",
+    )
+    p.add_argument(
+        "--show-config",
+        action="store_true",
+        help="print the fully resolved configuration (TOML, every default filled in)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="radiotcp",
+        description="Packet-level discrete-event simulation of TCP (Reno/NewReno) over "
+        "wired and cellular links.",
+        epilog=MAIN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"radiotcp {_core.version()} (core)"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p_run = sub.add_parser(
+        "run",
+        help="run replications of a scenario and print mean and 90%% CI of every metric",
+        description="Run replications of a scenario and summarise the metrics over the runs.",
+        epilog=RUN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_config_args(p_run)
+    p_run.add_argument(
+        "--runs", type=int, default=1, metavar="N", help="independent replications (default 1)"
+    )
+    p_run.add_argument(
+        "--seed", type=int, default=1, metavar="S", help="base seed of the runs (default 1)"
+    )
+    p_run.add_argument(
+        "--json",
+        action="store_true",
+        help="print machine-readable JSON on stdout instead of the table",
+    )
+    p_run.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE.json",
+        help="also write the JSON results to FILE.json",
+    )
+    p_run.add_argument(
+        "--traces",
+        type=Path,
+        metavar="FILE.npz",
+        help="record cwnd, ssthresh, sequence and queue traces and save them to FILE.npz "
+        "(arrays named run<i>.<trace>.<time_s|id|value>)",
+    )
+    p_run.add_argument(
+        "--all",
+        action="store_true",
+        help="show per-flow and per-link metrics in the table too (--json always has them)",
+    )
+    p_run.set_defaults(func=cmd_run)
+
+    p_val = sub.add_parser(
+        "validate",
+        help="check a scenario file and the overrides; print OK or every problem",
+        description="Check a scenario file (and --set overrides) without running it. "
+        "Exits 0 when valid, 2 otherwise.",
+        epilog=VALIDATE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_config_args(p_val)
+    p_val.set_defaults(func=cmd_validate)
+    return parser
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def _clean(x: Any) -> Any:
+    """JSON-safe copy: NaN and infinities become null."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    return x
+
+
+def results_payload(res: Results, scenario: str | None = None) -> dict[str, Any]:
+    """The document printed by ``run --json`` (NaN written as null).
+
+    ``metrics``: name -> {"mean", "ci90_half_width", "n"}; ``per_run``: the flat metrics of
+    every run; ``runs``: number of runs; ``seed``; ``wall_time_s``; ``config``: the resolved
+    configuration; ``scenario``: the file; ``version``: the core's version.
+    """
+    return _clean(
+        {
+            "metrics": {
+                k: {"mean": m, "ci90_half_width": h, "n": n}
+                for k, (m, h, n) in res.summary.items()
+            },
+            "wall_time_s": res.wall_time_s,
+            "runs": len(res.runs),
+            "seed": res.seed,
+            "confidence": CONFIDENCE,
+            "scenario": scenario,
+            "version": _core.version(),
+            "config": to_dict(res.config),
+            "per_run": res.runs,
+        }
+    )
+
+
+def _fmt(x: float) -> str:
+    if not math.isfinite(x):
+        return ""
+    if float(x).is_integer() and abs(x) < 1e15:
+        return f"{x:,.0f}"
+    if abs(x) >= 1000:
+        return f"{x:,.1f}"
+    return f"{x:.4g}"
+
+
+def _is_detail(name: str) -> bool:
+    return name.startswith(("flows.", "links."))
+
+
+def print_table(console: Console, res: Results, show_all: bool) -> None:
+    n_runs = len(res.runs)
+    table = Table(
+        title=f"{n_runs} run{'s' if n_runs != 1 else ''}, seed {res.seed}",
+        title_justify="left",
+    )
+    table.add_column("metric")
+    table.add_column("mean", justify="right")
+    table.add_column(f"±{round(CONFIDENCE * 100)}% CI", justify="right")
+    table.add_column("n", justify="right")
+    hidden = 0
+    for name, (mean, half, n) in res.summary.items():
+        if _is_detail(name) and not show_all:
+            hidden += 1
+            continue
+        table.add_row(name, _fmt(mean), _fmt(half), str(n))
+    console.print(table)
+    if hidden:
+        console.print(f"[dim]{hidden} per-flow/per-link metrics not shown (--all or --json)[/dim]")
+
+
+def _save_traces(path: Path, res: Results) -> None:
+    import numpy as np
+
+    arrays: dict[str, Any] = {}
+    for i, tr in enumerate(res.traces or []):
+        for name, cols in tr.items():
+            for col, arr in cols.items():
+                arrays[f"run{i}.{name}.{col}"] = arr
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **arrays)
+
+
+def _resolve(args: argparse.Namespace) -> ScenarioConfig:
+    return load(Path(args.scenario), args.overrides)
+
+
+def cmd_validate(args: argparse.Namespace, out: Console, err: Console) -> int:
+    cfg = _resolve(args)
+    if args.show_config:
+        out.print(to_toml(cfg), markup=False, highlight=False)
+    out.print(
+        f"OK: {args.scenario} ({cfg.flows.count} flow{'s' if cfg.flows.count != 1 else ''}, "
+        f"{len(cfg.links)} link{'s' if len(cfg.links) != 1 else ''}, "
+        f"{cfg.simulation.duration_s:g} s, {cfg.tcp.variant})",
+        markup=False,
+        highlight=False,
+    )
+    return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
+    if args.runs < 1:
+        raise ConfigError("--runs", str(args.runs), "an integer >= 1")
+    if not 0 <= args.seed < 2**64:
+        raise ConfigError("--seed", str(args.seed), "an integer in [0, 2**64)")
+    cfg = _resolve(args)
+    if args.show_config and not args.json:
+        out.print(to_toml(cfg), markup=False, highlight=False)
+
+    want_traces = args.traces is not None
+    if args.runs > 1:
+        progress = Progress(
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err,
+            transient=True,
+        )
+        with progress:
+            task = progress.add_task("simulating", total=args.runs)
+            res = run(
+                cfg,
+                seed=args.seed,
+                runs=args.runs,
+                traces=want_traces,
+                progress=lambda done, total: progress.update(task, completed=done),
+            )
+    else:
+        res = run(cfg, seed=args.seed, runs=args.runs, traces=want_traces)
+
+    payload = results_payload(res, args.scenario)
+    if args.output is not None:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    if want_traces:
+        _save_traces(args.traces, res)
+
+    if args.json:
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        sys.stdout.flush()
+        return EXIT_OK
+    print_table(out, res, args.all)
+    out.print(
+        f"wall time {res.wall_time_s:.3f} s (simulation in the core, {len(res.runs)} "
+        f"run{'s' if len(res.runs) != 1 else ''})",
+        highlight=False,
+    )
+    if args.output is not None:
+        out.print(f"results written to {args.output}", highlight=False)
+    if want_traces:
+        out.print(f"traces written to {args.traces}", highlight=False)
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``radiotcp`` command; returns the exit code."""
+    out = Console()
+    err = Console(stderr=True)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        return int(args.func(args, out, err))
+    except ConfigError as e:
+        # Plain writes: one physical line per problem, never wrapped to the terminal width.
+        for line in e.lines():
+            print(f"error: {line}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # e.g. `radiotcp run ... --json | head`
+        return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

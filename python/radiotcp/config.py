@@ -1,0 +1,666 @@
+"""Scenario configuration: pydantic models mirroring ``crates/radiotcp-core/src/config.rs``.
+
+The keys, nesting and defaults are exactly those of the Rust ``ScenarioConfig`` (a test checks
+the defaults against ``radiotcp._core.default_config_json()``). Units are part of the key names.
+Every key may be left out of a scenario file; it then takes the documented default.
+
+Entry points:
+
+- :func:`load` - read a TOML file (or take a dict / model), apply ``--set`` overrides, validate.
+- :func:`parse_override` / :func:`apply_overrides` - the ``key.path=value`` mechanism.
+- :func:`to_core_json` - the fully resolved configuration as the JSON the core reads.
+- :func:`to_toml` - the resolved configuration as TOML (``radiotcp run --show-config``).
+
+Every user mistake raises :class:`radiotcp.ConfigError` carrying one line per problem.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Annotated, Any, Literal, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
+
+from .errors import ConfigError
+
+__all__ = [
+    "ConfigError",
+    "FlowsConfig",
+    "LinkConfig",
+    "QueueConfig",
+    "ScenarioConfig",
+    "SimulationConfig",
+    "TcpConfig",
+    "apply_overrides",
+    "load",
+    "load_toml",
+    "parse_override",
+    "to_core_json",
+    "to_dict",
+    "to_toml",
+    "validate_dict",
+]
+
+U32_MAX = 2**32 - 1
+U64_MAX = 2**64 - 1
+
+# Reusable field types. strict=True: a string is never silently turned into a number, a float
+# never into an integer (an integer is still accepted where a float is expected).
+PosFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Probability = Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, validate_default=True)
+
+
+def _constraint(field: str, value: Any, allowed: str) -> PydanticCustomError:
+    """A cross-field problem attributed to ``field`` of the model being validated."""
+    return PydanticCustomError(
+        "radiotcp_constraint",
+        "{allowed}",
+        {"allowed": allowed, "field": field, "value": value},
+    )
+
+
+class SimulationConfig(_Model):
+    """Simulation control."""
+
+    duration_s: PosFloat = Field(60.0, description="Simulated time of one run, in seconds.")
+    warmup_s: NonNegFloat = Field(
+        0.0,
+        description="Metrics (goodput, delay) count only what happens after this instant; "
+        "must be less than duration_s.",
+    )
+
+    @model_validator(mode="after")
+    def _warmup_before_end(self) -> SimulationConfig:
+        if not self.warmup_s < self.duration_s:
+            raise _constraint("warmup_s", self.warmup_s, "less than simulation.duration_s")
+        return self
+
+
+class TcpConfig(_Model):
+    """TCP sender and receiver parameters (shared by all flows)."""
+
+    variant: Literal["reno", "newreno"] = Field(
+        "newreno",
+        description="'reno' (RFC 5681: recovery ends on the first new ACK) or 'newreno' "
+        "(RFC 6582: partial ACKs retransmit, recovery ends when `recover` is acknowledged).",
+    )
+    packet_size_bytes: int = Field(
+        1500,
+        ge=1,
+        le=U32_MAX,
+        description="IP packet size of a full data segment, bytes; MSS = packet - header.",
+    )
+    header_bytes: int = Field(
+        40, ge=20, le=U32_MAX, description="TCP/IP header bytes on every segment (40: no options)."
+    )
+    ack_size_bytes: int = Field(
+        40, ge=20, le=U32_MAX, description="Size of a pure ACK on the wire, in bytes."
+    )
+    initial_window_segments: int = Field(
+        1, ge=1, le=U32_MAX, description="Initial congestion window, in segments."
+    )
+    initial_ssthresh_bytes: int | None = Field(
+        None,
+        ge=0,
+        le=U64_MAX,
+        description="Initial ssthresh in bytes; unset means arbitrarily high (RFC 5681 3.1). "
+        "At least 2 MSS when set.",
+    )
+    rwnd_bytes: int = Field(
+        65535,
+        ge=1,
+        le=U32_MAX,
+        description="Receiver buffer = maximum advertised window, in bytes (at least one MSS).",
+    )
+    initial_rto_ms: PosFloat = Field(1000.0, description="Initial retransmission timeout, ms.")
+    min_rto_ms: PosFloat = Field(1000.0, description="Lower bound of the RTO, ms.")
+    max_rto_ms: PosFloat = Field(
+        60000.0, description="Upper bound of the RTO (at least min_rto_ms), ms."
+    )
+    clock_granularity_ms: NonNegFloat = Field(
+        1.0, description="Clock granularity G of RFC 6298 section 2, ms."
+    )
+    delack_count: int = Field(
+        2,
+        ge=1,
+        le=U32_MAX,
+        description="Acknowledge every delack_count-th in-order segment; 1 disables delayed ACKs.",
+    )
+    delack_timeout_ms: PosFloat = Field(200.0, description="Delayed-ACK timer, ms.")
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> TcpConfig:
+        if self.packet_size_bytes <= self.header_bytes:
+            raise _constraint(
+                "packet_size_bytes",
+                self.packet_size_bytes,
+                "an integer greater than tcp.header_bytes",
+            )
+        mss = self.packet_size_bytes - self.header_bytes
+        if self.initial_ssthresh_bytes is not None and self.initial_ssthresh_bytes < 2 * mss:
+            raise _constraint(
+                "initial_ssthresh_bytes",
+                self.initial_ssthresh_bytes,
+                f"at least 2 MSS = {2 * mss} bytes (RFC 5681 lower bound)",
+            )
+        if self.rwnd_bytes < mss:
+            raise _constraint("rwnd_bytes", self.rwnd_bytes, f"at least one MSS = {mss} bytes")
+        if self.max_rto_ms < self.min_rto_ms:
+            raise _constraint("max_rto_ms", self.max_rto_ms, "at least tcp.min_rto_ms")
+        return self
+
+
+class FlowsConfig(_Model):
+    """Bulk (FTP-like) flows from the server to the client."""
+
+    count: int = Field(1, ge=1, le=10_000, description="Number of flows.")
+    start_s: NonNegFloat = Field(0.0, description="Start of the first flow, seconds.")
+    stagger_s: NonNegFloat = Field(
+        0.0, description="Flow i starts at start_s + i * stagger_s (unless start_times_s is set)."
+    )
+    start_times_s: list[NonNegFloat] | None = Field(
+        None, description="Explicit start time of every flow, seconds; exactly `count` values."
+    )
+
+    @model_validator(mode="after")
+    def _times_match_count(self) -> FlowsConfig:
+        if self.start_times_s is not None and len(self.start_times_s) != self.count:
+            raise _constraint(
+                "start_times_s",
+                self.start_times_s,
+                f"exactly flows.count = {self.count} values (got {len(self.start_times_s)})",
+            )
+        return self
+
+
+class QueueConfig(_Model):
+    """The queue at the input of a link (one per direction)."""
+
+    discipline: Literal["droptail"] = Field("droptail", description="Only 'droptail' for now.")
+    limit_packets: int = Field(
+        100,
+        ge=1,
+        le=U32_MAX,
+        description="Packets that may wait (not counting the one being transmitted).",
+    )
+    limit_bytes: int | None = Field(
+        None,
+        ge=1,
+        le=U64_MAX,
+        description="Optional byte limit on the waiting packets (at least tcp.packet_size_bytes); "
+        "both limits apply when both are set.",
+    )
+
+
+LINK_NAME_RE = r"^[A-Za-z0-9_-]+$"
+
+
+class LinkConfig(_Model):
+    """One wired hop; links are chained from the server (first) to the client (last)."""
+
+    name: str = Field(
+        "link",
+        pattern=LINK_NAME_RE,
+        description="Name used in metric keys (letters, digits, '_' and '-'); unique per scenario.",
+    )
+    rate_kbps: PosFloat = Field(
+        1000.0, description="Transmission rate, kbit/s (1 kbit = 1000 bit)."
+    )
+    delay_ms: NonNegFloat = Field(10.0, description="One-way propagation delay, ms.")
+    loss_rate: Probability = Field(
+        0.0, description="Probability that a data packet (server -> client) is lost here."
+    )
+    ack_loss_rate: Probability = Field(
+        0.0, description="Probability that an ACK (client -> server) is lost here."
+    )
+    queue: QueueConfig = Field(default_factory=QueueConfig, description="Queue of this link.")
+
+
+def _default_links() -> list[LinkConfig]:
+    return [
+        LinkConfig(
+            name="wan", rate_kbps=1000.0, delay_ms=100.0, queue=QueueConfig(limit_packets=1000)
+        ),
+        LinkConfig(
+            name="access", rate_kbps=384.0, delay_ms=25.0, queue=QueueConfig(limit_packets=50)
+        ),
+    ]
+
+
+class ScenarioConfig(_Model):
+    """A whole scenario. The defaults are the ``wired-384k`` preset with one flow."""
+
+    simulation: SimulationConfig = Field(
+        default_factory=SimulationConfig, description="Simulation control."
+    )
+    tcp: TcpConfig = Field(default_factory=TcpConfig, description="TCP parameters.")
+    flows: FlowsConfig = Field(default_factory=FlowsConfig, description="The flows.")
+    links: list[LinkConfig] = Field(
+        default_factory=_default_links,
+        min_length=1,
+        description="The wired chain from the server (index 0) to the client (last index).",
+    )
+
+    @model_validator(mode="after")
+    def _links_consistent(self) -> ScenarioConfig:
+        seen: dict[str, int] = {}
+        for i, link in enumerate(self.links):
+            if link.name in seen:
+                raise _constraint(
+                    f"links.{i}.name",
+                    link.name,
+                    f"a name not used by another link (links.{seen[link.name]} has it)",
+                )
+            seen[link.name] = i
+            lb = link.queue.limit_bytes
+            if lb is not None and lb < self.tcp.packet_size_bytes:
+                raise _constraint(
+                    f"links.{i}.queue.limit_bytes", lb, "at least tcp.packet_size_bytes"
+                )
+        return self
+
+
+# --------------------------------------------------------------------------------------------
+# Error messages
+# --------------------------------------------------------------------------------------------
+
+
+def format_value(v: Any) -> str:
+    """Render a value the way it would be written in TOML (strings quoted)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    if isinstance(v, int):
+        return str(v)
+    if v is None:
+        return "null"
+    if isinstance(v, Mapping):
+        inner = ", ".join(f"{k} = {format_value(x)}" for k, x in v.items())
+        return "{" + inner + "}" if inner else "{}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(format_value(x) for x in v) + "]"
+    return str(v)
+
+
+def _num(x: Any) -> str:
+    if isinstance(x, float) and x.is_integer():
+        return str(int(x))
+    return str(x)
+
+
+def _allowed_keys(cls: type[BaseModel], prefix: str) -> str:
+    return ", ".join(f"{prefix}{k}" if prefix else k for k in cls.model_fields)
+
+
+def _model_at(loc: Sequence[Any]) -> type[BaseModel] | None:
+    """The model class reached by following ``loc`` from ScenarioConfig (None if not a model)."""
+    cls: Any = ScenarioConfig
+    for part in loc:
+        if isinstance(part, int):
+            continue  # list element: keep the element model found below
+        if (
+            not (isinstance(cls, type) and issubclass(cls, BaseModel))
+            or part not in cls.model_fields
+        ):
+            return None
+        ann = cls.model_fields[part].annotation
+        if get_origin(ann) is list:
+            ann = get_args(ann)[0]
+        cls = ann
+    return cls if isinstance(cls, type) and issubclass(cls, BaseModel) else None
+
+
+def _unknown_key(path: str, value: Any, parent: Sequence[Any], name: str) -> ConfigError:
+    """An unknown key ``name`` under ``parent``: list the known keys, suggest the closest."""
+    cls = _model_at(parent)
+    where = ".".join(str(p) for p in parent)
+    prefix = where + "." if where else ""
+    if cls is None:
+        return ConfigError(path, format_value(value), "expected a known key", unknown_key=True)
+    keys = list(cls.model_fields)
+    close = difflib.get_close_matches(name, keys, n=1)
+    hint = f"did you mean {prefix}{close[0]}? " if close else ""
+    scope = f"under {where}" if where else "at the top level"
+    return ConfigError(
+        path,
+        format_value(value),
+        f"{hint}keys {scope}: {', '.join(keys)}",
+        unknown_key=True,
+    )
+
+
+def _problem_from_pydantic(err: Mapping[str, Any]) -> ConfigError:
+    loc = [p for p in err["loc"]]
+    ctx = err.get("ctx") or {}
+    etype = err["type"]
+    value = err.get("input")
+    if etype == "radiotcp_constraint":
+        path = ".".join(str(p) for p in [*loc, ctx["field"]])
+        return ConfigError(path, format_value(ctx["value"]), ctx["allowed"])
+    path = ".".join(str(p) for p in loc) or "<document>"
+    if etype == "extra_forbidden":
+        return _unknown_key(path, value, loc[:-1], str(loc[-1]))
+    simple = {
+        "float_type": "a number",
+        "float_parsing": "a number",
+        "int_type": "an integer",
+        "int_parsing": "an integer",
+        "int_from_float": "an integer",
+        "string_type": "a string",
+        "bool_type": "true or false",
+        "list_type": "a list",
+        "model_type": "a table",
+        "model_attributes_type": "a table",
+        "dict_type": "a table",
+        "finite_number": "a finite number",
+    }
+    if etype in simple:
+        allowed = simple[etype]
+    elif etype == "greater_than":
+        allowed = f"a number > {_num(ctx['gt'])}"
+    elif etype == "greater_than_equal":
+        allowed = f"a number >= {_num(ctx['ge'])}"
+    elif etype == "less_than":
+        allowed = f"a number < {_num(ctx['lt'])}"
+    elif etype == "less_than_equal":
+        allowed = f"a number <= {_num(ctx['le'])}"
+    elif etype == "literal_error":
+        allowed = f"one of {ctx['expected']}"
+    elif etype == "string_pattern_mismatch":
+        allowed = "a non-empty name of letters, digits, '_' and '-'"
+    elif etype == "too_short":
+        n = ctx.get("min_length")
+        allowed = "at least one link" if path == "links" else f"at least {n} item(s)"
+    elif etype == "too_long":
+        allowed = f"at most {ctx.get('max_length')} item(s)"
+    elif etype == "missing":
+        return ConfigError(path, "", "required key is missing")
+    else:
+        allowed = err.get("msg", etype)
+    # Probabilities read better as an interval.
+    if loc and str(loc[-1]).endswith("loss_rate") and etype in ("greater_than_equal", "less_than"):
+        allowed = "a probability in [0, 1)"
+    return ConfigError(path, format_value(value), allowed)
+
+
+def _problems_from_validation(e: ValidationError) -> list[ConfigError]:
+    out: list[ConfigError] = []
+    seen: set[str] = set()
+    for err in e.errors(include_url=False):
+        p = _problem_from_pydantic(err)
+        # For `int | None` fields pydantic reports both branches; keep one line per key.
+        if p.key in seen:
+            continue
+        seen.add(p.key)
+        out.append(p)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Defaults, overrides, loading
+# --------------------------------------------------------------------------------------------
+
+
+def _sub_model(ann: Any) -> tuple[str, type[BaseModel] | None]:
+    if isinstance(ann, type) and issubclass(ann, BaseModel):
+        return "model", ann
+    if get_origin(ann) is list:
+        (inner,) = get_args(ann)
+        if isinstance(inner, type) and issubclass(inner, BaseModel):
+            return "list", inner
+    return "plain", None
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, BaseModel):
+        return v.model_dump(mode="python")
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
+
+
+def fill_defaults(raw: Mapping[str, Any], cls: type[BaseModel] = ScenarioConfig) -> dict[str, Any]:
+    """``raw`` with every missing key set to its default, without validating anything.
+
+    Unknown keys are kept (validation reports them); list elements that are tables get the
+    defaults of their model (every link gets the LinkConfig defaults).
+    """
+    out = dict(raw)
+    for name, f in cls.model_fields.items():
+        kind, sub = _sub_model(f.annotation)
+        if name in raw:
+            v = raw[name]
+            if kind == "model" and isinstance(v, Mapping):
+                out[name] = fill_defaults(v, sub)  # type: ignore[arg-type]
+            elif kind == "list" and isinstance(v, list):
+                out[name] = [
+                    fill_defaults(x, sub) if isinstance(x, Mapping) else x  # type: ignore[arg-type]
+                    for x in v
+                ]
+        else:
+            out[name] = _plain(f.get_default(call_default_factory=True))
+    return out
+
+
+def parse_value(text: str) -> Any:
+    """Parse the right-hand side of ``--set``: a TOML value, else the plain string.
+
+    ``null`` (or ``none``) resets an optional key to unset.
+    """
+    stripped = text.strip()
+    if stripped.lower() in ("null", "none"):
+        return None
+    try:
+        doc = tomllib.loads(f"v = {stripped}")
+    except tomllib.TOMLDecodeError:
+        return text
+    if list(doc) != ["v"]:
+        return text
+    return doc["v"]
+
+
+def parse_override(item: str) -> tuple[str, Any]:
+    """Split ``key.path=value`` into the path and the parsed value."""
+    if "=" not in item:
+        raise ConfigError("--set", format_value(item), "KEY.PATH=VALUE, e.g. flows.count=4")
+    key, _, text = item.partition("=")
+    key = key.strip()
+    if not key or not re.fullmatch(r"[A-Za-z0-9_\-]+(\.[A-Za-z0-9_\-]+)*", key):
+        raise ConfigError("--set", format_value(item), "KEY.PATH=VALUE with a dotted key path")
+    return key, parse_value(text)
+
+
+def _set_path(doc: dict[str, Any], key: str, value: Any) -> None:
+    parts = key.split(".")
+    node: Any = doc
+    for depth, part in enumerate(parts):
+        last = depth == len(parts) - 1
+        here = ".".join(parts[:depth])
+        if isinstance(node, dict):
+            if part not in node:
+                parent = [int(p) if p.isdigit() else p for p in parts[:depth]]
+                raise _unknown_key(key, value, parent, part)
+            if last:
+                node[part] = value
+            else:
+                node = node[part]
+        elif isinstance(node, list):
+            if not part.isdigit() or int(part) >= len(node):
+                raise ConfigError(
+                    key,
+                    format_value(value),
+                    f"expected an index into {here} in 0..{len(node) - 1} "
+                    f"(set the whole list to add entries)",
+                    unknown_key=True,
+                )
+            if last:
+                node[int(part)] = value
+            else:
+                node = node[int(part)]
+        else:
+            raise ConfigError(key, format_value(value), f"{here} is not a table", unknown_key=True)
+
+
+def _apply(
+    raw: Mapping[str, Any], overrides: Sequence[str] | Mapping[str, Any] | None
+) -> tuple[dict[str, Any], list[ConfigError]]:
+    doc = fill_defaults(raw)
+    problems: list[ConfigError] = []
+    if not overrides:
+        return doc, problems
+    items: list[tuple[str, Any]] = []
+    if isinstance(overrides, Mapping):
+        items = [(str(k), v) for k, v in overrides.items()]
+    else:
+        for item in overrides:
+            try:
+                items.append(parse_override(item))
+            except ConfigError as e:
+                problems.extend(e.problems)
+    for key, value in items:
+        try:
+            _set_path(doc, key, value)
+        except ConfigError as e:
+            problems.extend(e.problems)
+        # A newly set table (e.g. a whole `links` list) gets its defaults.
+        doc = fill_defaults(doc)
+    return doc, problems
+
+
+def apply_overrides(
+    raw: Mapping[str, Any], overrides: Sequence[str] | Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """Apply ``--set`` style overrides to a scenario dict, after filling in the defaults.
+
+    ``overrides`` is a list of ``"key.path=value"`` strings or a mapping of key path to
+    (already parsed) value. Paths mirror the TOML structure; integer segments index lists
+    (``links.1.queue.limit_packets``). A path that does not exist is an error naming the key.
+    All problems are collected and raised together. The result is not validated.
+    """
+    doc, problems = _apply(raw, overrides)
+    if problems:
+        raise ConfigError.from_problems(problems)
+    return doc
+
+
+def validate_dict(doc: Mapping[str, Any]) -> ScenarioConfig:
+    """Validate a (TOML-like) scenario dict; raises ConfigError listing every problem."""
+    if not isinstance(doc, Mapping):
+        raise ConfigError("<document>", format_value(doc), "a table of scenario settings")
+    try:
+        return ScenarioConfig.model_validate(dict(doc))
+    except ValidationError as e:
+        raise ConfigError.from_problems(_problems_from_validation(e)) from None
+
+
+def load_toml(path: str | Path) -> dict[str, Any]:
+    """Read a scenario TOML file into a dict; missing file or bad TOML raise ConfigError."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(p), "", "scenario file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(str(p), "", "is a directory, expected a scenario .toml file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(str(p), "", f"cannot read scenario file ({e})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(str(p), "", f"invalid TOML: {e}") from None
+
+
+def load(
+    source: str | Path | Mapping[str, Any] | ScenarioConfig | None = None,
+    overrides: Sequence[str] | Mapping[str, Any] | None = None,
+) -> ScenarioConfig:
+    """Resolve a scenario from a TOML path, a dict or a model (None = defaults) plus overrides."""
+    if source is None:
+        raw: Mapping[str, Any] = {}
+    elif isinstance(source, ScenarioConfig):
+        raw = source.model_dump(mode="python")
+    elif isinstance(source, (str, Path)):
+        raw = load_toml(source)
+    elif isinstance(source, Mapping):
+        raw = source
+    else:
+        raise TypeError(
+            f"config must be a path, a dict or a ScenarioConfig, not {type(source).__name__}"
+        )
+    if not isinstance(raw, Mapping):
+        raise ConfigError("<document>", format_value(raw), "a table of scenario settings")
+    doc, problems = _apply(raw, overrides)
+    try:
+        cfg = validate_dict(doc)
+    except ConfigError as e:
+        problems.extend(p for p in e.problems if p.key not in {q.key for q in problems})
+    if problems:
+        raise ConfigError.from_problems(problems)
+    return cfg
+
+
+def to_dict(cfg: ScenarioConfig) -> dict[str, Any]:
+    """The fully resolved configuration as plain JSON-compatible data."""
+    return cfg.model_dump(mode="json")
+
+
+def to_core_json(cfg: ScenarioConfig) -> str:
+    """The fully resolved configuration as the JSON document the Rust core reads."""
+    return json.dumps(to_dict(cfg), allow_nan=False)
+
+
+# --------------------------------------------------------------------------------------------
+# TOML output (for --show-config)
+# --------------------------------------------------------------------------------------------
+
+
+def _toml_scalar(v: Any) -> str:
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_scalar(x) for x in v) + "]"
+    return format_value(v)
+
+
+def to_toml(cfg: ScenarioConfig) -> str:
+    """The resolved configuration as a TOML document (unset optional keys as comments)."""
+    d = to_dict(cfg)
+    lines: list[str] = []
+
+    def table(header: str, body: Mapping[str, Any]) -> None:
+        lines.append(header)
+        subtables = []
+        for k, v in body.items():
+            if isinstance(v, Mapping):
+                subtables.append((k, v))
+            elif v is None:
+                lines.append(f"# {k} = (unset)")
+            else:
+                lines.append(f"{k} = {_toml_scalar(v)}")
+        lines.append("")
+        for k, v in subtables:
+            name = header.strip("[]")
+            table(f"[{name}.{k}]", v)
+
+    for section in ("simulation", "tcp", "flows"):
+        table(f"[{section}]", d[section])
+    for link in d["links"]:
+        table("[[links]]", link)
+    return "\n".join(lines).rstrip() + "\n"
