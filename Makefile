@@ -1,0 +1,75 @@
+# radiotcp developer tasks. Needs only python3 (3.11+, with venv/pip), cargo (rustup) and gcc.
+#
+#   make test   - format/lint checks, Rust core tests, Python tests (what CI runs)
+#   make demo   - wired-384k preset, 4 flows, 5 runs; results JSON in results/demo/
+#   make bench  - benchmarks (bench/run_bench.py)
+#   make lint   - formatting and lint checks only
+#   make fmt    - apply cargo fmt and ruff format
+#   make clean  - remove build outputs (the extension, cargo target, caches)
+#   make distclean - clean, and remove .venv
+
+PYTHON3 ?= python3
+VENV    := .venv
+PY      := $(VENV)/bin/python
+BIN     := $(VENV)/bin
+# The compiled extension as maturin develop places it (python-source = "python").
+EXT     := python/radiotcp/_core.abi3.so
+DEPS_STAMP := $(VENV)/.deps-stamp
+RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null) Cargo.toml Cargo.lock
+BENCH_PY := $(wildcard bench)
+
+export PYO3_PYTHON := $(abspath $(PY))
+
+.PHONY: all test demo bench lint fmt clean distclean build venv
+
+all: build
+
+$(PY):
+	$(PYTHON3) -m venv $(VENV)
+
+# Reinstall the tools only when a requirements file changed.
+$(DEPS_STAMP): requirements.txt requirements-dev.txt | $(PY)
+	$(PY) -m pip install --disable-pip-version-check -q -r requirements-dev.txt
+	touch $@
+
+venv: $(DEPS_STAMP)
+
+# Release build of the extension into python/radiotcp (editable install into .venv).
+$(EXT): $(DEPS_STAMP) $(RUST_SRC) pyproject.toml
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH="$(abspath $(BIN)):$$PATH" \
+		$(BIN)/maturin develop --release
+	touch $@
+
+build: $(EXT)
+
+lint: $(DEPS_STAMP)
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(BIN)/ruff check python tests $(BENCH_PY)
+	$(BIN)/ruff format --check python tests
+
+test: build lint
+	cargo test --release -p radiotcp-core
+	$(BIN)/pytest -q tests
+
+demo: build
+	@mkdir -p results/demo
+	$(BIN)/radiotcp run scenarios/wired-384k.toml --set flows.count=4 --runs 5 \
+		--output results/demo/wired-384k-4flows.json
+	@echo "demo results: $(abspath results/demo/wired-384k-4flows.json)"
+
+bench: build
+	$(PY) bench/run_bench.py
+
+fmt: $(DEPS_STAMP)
+	cargo fmt --all
+	$(BIN)/ruff format python tests
+
+clean:
+	cargo clean
+	rm -f python/radiotcp/_core*.so
+	rm -rf .pytest_cache .ruff_cache
+	find python tests -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)
