@@ -103,6 +103,8 @@ pub struct TcpSender {
     backoffs: u32,
     rto_deadline: Option<Time>,
     sent: VecDeque<SentRecord>,
+    /// Total bytes the application offers; `None` for an endless bulk transfer.
+    app_limit: Option<u64>,
     pub stats: SenderStats,
 }
 
@@ -127,6 +129,7 @@ impl TcpSender {
             backoffs: 0,
             rto_deadline: None,
             sent: VecDeque::new(),
+            app_limit: None,
             stats: SenderStats::default(),
             p,
         }
@@ -164,6 +167,25 @@ impl TcpSender {
         self.snd_nxt - self.snd_una
     }
 
+    /// Make the transfer finite: the application offers `bytes` in all.
+    pub fn set_app_limit(&mut self, bytes: u64) {
+        self.app_limit = Some(bytes);
+    }
+
+    /// Everything the application offered has been acknowledged.
+    pub fn is_done(&self) -> bool {
+        self.app_limit.is_some_and(|l| self.snd_una >= l)
+    }
+
+    /// Length of the segment starting at `seq`: a full MSS except the last one of a finite
+    /// transfer. Segment boundaries therefore never change between transmissions.
+    fn seg_len(&self, seq: u64) -> u32 {
+        match self.app_limit {
+            Some(l) => (l.saturating_sub(seq)).min(self.p.mss as u64) as u32,
+            None => self.p.mss,
+        }
+    }
+
     /// The application opens the connection; data may flow from now on.
     pub fn start(&mut self) {
         self.started = true;
@@ -186,22 +208,23 @@ impl TcpSender {
             self.retransmit_pending = false;
             Segment {
                 seq: self.snd_una,
-                len: self.p.mss,
+                len: self.seg_len(self.snd_una),
                 retransmission: true,
             }
         } else {
+            let len = self.seg_len(self.snd_nxt);
             let wnd = self.cwnd.min(self.rwnd);
-            // Only full-sized segments: a bulk sender always has a full MSS to send, and
-            // sending a runt would be silly-window behaviour (RFC 1122 §4.2.3.4).
-            if self.flight_size() + mss > wnd {
+            // Only full-sized segments (but the last): a bulk sender always has a full MSS to
+            // send, and sending a runt would be silly-window behaviour (RFC 1122 §4.2.3.4).
+            if len == 0 || self.flight_size() + mss > wnd {
                 return None;
             }
             let seg = Segment {
                 seq: self.snd_nxt,
-                len: self.p.mss,
+                len,
                 retransmission: self.snd_nxt < self.high_tx,
             };
-            self.snd_nxt += mss;
+            self.snd_nxt += len as u64;
             seg
         };
         let end = seg.seq + seg.len as u64;
