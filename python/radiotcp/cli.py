@@ -83,9 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=MAIN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "--version", action="version", version=f"radiotcp {_core.version()} (core)"
-    )
+    parser.add_argument("--version", action="version", version=f"radiotcp {_core.version()} (core)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -166,8 +164,7 @@ def results_payload(res: Results, scenario: str | None = None) -> dict[str, Any]
     return _clean(
         {
             "metrics": {
-                k: {"mean": m, "ci90_half_width": h, "n": n}
-                for k, (m, h, n) in res.summary.items()
+                k: {"mean": m, "ci90_half_width": h, "n": n} for k, (m, h, n) in res.summary.items()
             },
             "wall_time_s": res.wall_time_s,
             "runs": len(res.runs),

@@ -1,0 +1,56 @@
+"""Shared helpers for the radiotcp tests."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PRESET = REPO / "scenarios" / "wired-384k.toml"
+
+
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m radiotcp ARGS`` in a subprocess, as a user would."""
+    env = dict(os.environ, COLUMNS="200", NO_COLOR="1")
+    return subprocess.run(
+        [sys.executable, "-m", "radiotcp", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=REPO,
+        env=env,
+        check=False,
+    )
+
+
+@pytest.fixture
+def preset() -> Path:
+    return PRESET
+
+
+@pytest.fixture
+def short_lossy() -> dict:
+    """A short scenario with random losses: results depend on the random stream."""
+    return {
+        "simulation": {"duration_s": 20.0},
+        "flows": {"count": 2},
+        "links": [
+            {
+                "name": "wan",
+                "rate_kbps": 1000.0,
+                "delay_ms": 100.0,
+                "queue": {"limit_packets": 1000},
+            },
+            {
+                "name": "access",
+                "rate_kbps": 384.0,
+                "delay_ms": 25.0,
+                "loss_rate": 0.02,
+                "queue": {"limit_packets": 50},
+            },
+        ],
+    }

@@ -1,0 +1,66 @@
+import json
+import re
+
+import numpy as np
+import pytest
+
+import radiotcp
+from radiotcp import _core
+from radiotcp.config import ScenarioConfig, to_core_json, to_dict
+
+TRACE_NAMES = {"cwnd", "ssthresh", "seq_sent", "seq_received", "seq_dropped", "queue"}
+
+
+def test_version():
+    assert re.fullmatch(r"\d+\.\d+\.\d+.*", _core.version())
+    assert radiotcp.__version__ == _core.version()
+
+
+def test_simulate_returns_plain_result():
+    out = _core.simulate(to_core_json(ScenarioConfig()), 7, 3)
+    assert isinstance(out, dict)
+    for key in ("seed", "run_index", "duration_s", "measured_s", "events", "flows", "links"):
+        assert key in out
+    assert (out["seed"], out["run_index"]) == (7, 3)
+    assert out["traces"] is None
+    assert isinstance(out["wall_time_s"], float) and out["wall_time_s"] >= 0
+    assert isinstance(out["flows"], list) and isinstance(out["links"], list)
+    # The whole result (but traces) is plain data.
+    json.dumps({k: v for k, v in out.items() if k != "traces"})
+
+
+def test_traces_are_numpy_arrays():
+    out = _core.simulate(to_core_json(ScenarioConfig()), 1, 0, traces=True)
+    tr = out["traces"]
+    assert set(tr) == TRACE_NAMES
+    for cols in tr.values():
+        assert set(cols) == {"time_s", "id", "value"}
+        assert cols["time_s"].dtype == np.float64
+        assert cols["id"].dtype == np.uint32
+        assert cols["value"].dtype == np.float64
+        assert len(cols["time_s"]) == len(cols["id"]) == len(cols["value"])
+
+
+def test_core_config_error_becomes_radiotcp_config_error():
+    doc = to_dict(ScenarioConfig())
+    doc["links"][1]["rate_kbps"] = -3.0  # bypasses the Python validation on purpose
+    with pytest.raises(radiotcp.ConfigError) as ei:
+        _core.simulate(json.dumps(doc), 1, 0)
+    e = ei.value
+    assert isinstance(e, ValueError)
+    assert e.key == "links.1.rate_kbps"
+    assert e.value == "-3"
+    assert e.allowed == "a finite number > 0"
+
+
+def test_core_rejects_unknown_keys():
+    doc = to_dict(ScenarioConfig())
+    doc["tcp"]["bogus"] = 1
+    with pytest.raises(radiotcp.ConfigError) as ei:
+        _core.simulate(json.dumps(doc), 1, 0)
+    assert "bogus" in ei.value.allowed
+
+
+def test_negative_seed_is_rejected():
+    with pytest.raises(OverflowError):
+        _core.simulate(to_core_json(ScenarioConfig()), -1, 0)

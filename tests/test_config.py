@@ -1,0 +1,271 @@
+import json
+import math
+import tomllib
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import radiotcp
+from radiotcp import _core
+from radiotcp.config import (
+    ScenarioConfig,
+    apply_overrides,
+    format_value,
+    load,
+    parse_override,
+    parse_value,
+    to_core_json,
+    to_dict,
+    to_toml,
+)
+from radiotcp.errors import ConfigError
+
+
+def problems(source, overrides=None) -> list[ConfigError]:
+    with pytest.raises(ConfigError) as ei:
+        load(source, overrides)
+    return ei.value.problems
+
+
+# --- defaults and presets -------------------------------------------------------------------
+
+
+def test_defaults_equal_rust_defaults():
+    rust = json.loads(_core.default_config_json())
+    assert to_dict(ScenarioConfig()) == rust
+    # Same key order too, so dumps are comparable by eye.
+    assert list(to_dict(ScenarioConfig())["tcp"]) == list(rust["tcp"])
+
+
+def test_every_field_has_a_description():
+    from radiotcp import config as c
+
+    for model in (c.ScenarioConfig, c.SimulationConfig, c.TcpConfig, c.FlowsConfig):
+        for name, f in model.model_fields.items():
+            assert f.description, f"{model.__name__}.{name} has no description"
+    for model in (c.LinkConfig, c.QueueConfig):
+        for name, f in model.model_fields.items():
+            assert f.description, f"{model.__name__}.{name} has no description"
+
+
+def test_preset_is_valid_and_matches_defaults(preset):
+    cfg = load(preset)
+    assert cfg == ScenarioConfig()
+    assert [link.name for link in cfg.links] == ["wan", "access"]
+    assert cfg.links[1].rate_kbps == 384.0 and cfg.links[1].queue.limit_packets == 50
+    assert cfg.tcp.variant == "newreno" and cfg.flows.count == 1
+
+
+def test_preset_with_four_flows(preset):
+    cfg = load(preset, ["flows.count=4"])
+    assert cfg.flows.count == 4
+
+
+def test_partial_file_gets_defaults(tmp_path):
+    p = tmp_path / "s.toml"
+    p.write_text("[simulation]\nduration_s = 10\n[[links]]\nname = 'only'\nrate_kbps = 64\n")
+    cfg = load(p)
+    assert cfg.simulation.duration_s == 10.0
+    assert isinstance(cfg.simulation.duration_s, float)
+    assert len(cfg.links) == 1
+    assert cfg.links[0].delay_ms == 10.0  # LinkConfig default
+    assert cfg.links[0].queue.limit_packets == 100
+    assert cfg.tcp.rwnd_bytes == 65535
+
+
+def test_core_json_is_accepted_by_the_core():
+    cfg = load(None, ["flows.count=3", "links.1.loss_rate=0.01", "tcp.variant=reno"])
+    doc = json.loads(to_core_json(cfg))
+    assert doc["flows"]["count"] == 3 and doc["tcp"]["variant"] == "reno"
+    out = _core.simulate(to_core_json(cfg), 1, 0)
+    assert out["seed"] == 1
+
+
+def test_toml_dump_round_trips():
+    cfg = load(None, ["flows.start_times_s=[0, 1.5]", "flows.count=2", "tcp.delack_count=1"])
+    again = load(tomllib.loads(to_toml(cfg)))
+    assert again == cfg
+
+
+# --- user errors: one clear line per problem ----------------------------------------------
+
+
+def test_wrong_type_names_key_value_and_type():
+    (p,) = problems({"simulation": {"duration_s": "sixty"}})
+    assert p.key == "simulation.duration_s"
+    assert p.value == '"sixty"'
+    assert p.allowed == "a number"
+    assert str(p) == 'simulation.duration_s = "sixty": expected a number'
+
+
+def test_float_for_integer_is_rejected():
+    (p,) = problems({"flows": {"count": 2.5}})
+    assert (p.key, p.allowed) == ("flows.count", "an integer")
+
+
+def test_unknown_key_names_key_and_suggests():
+    (p,) = problems({"tcp": {"varient": "reno"}})
+    assert p.key == "tcp.varient"
+    assert "unknown key" in str(p)
+    assert "did you mean tcp.variant?" in str(p)
+    assert "\n" not in str(p)
+
+
+def test_unknown_top_level_key():
+    (p,) = problems({"simulaton": {}})
+    assert p.key == "simulaton"
+    assert "did you mean simulation?" in str(p)
+
+
+def test_negative_rate():
+    (p,) = problems({"links": [{"name": "a", "rate_kbps": -5}]})
+    assert p.key == "links.0.rate_kbps"
+    assert p.value == "-5"
+    assert p.allowed == "a number > 0"
+    assert str(p) == "links.0.rate_kbps = -5: expected a number > 0"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "key", "allowed_part"),
+    [
+        (["links.1.loss_rate=1.0"], "links.1.loss_rate", "[0, 1)"),
+        (["links.0.ack_loss_rate=-0.1"], "links.0.ack_loss_rate", "[0, 1)"),
+        (["simulation.warmup_s=60"], "simulation.warmup_s", "less than simulation.duration_s"),
+        (["flows.count=0"], "flows.count", ">= 1"),
+        (["flows.count=2", "flows.start_times_s=[0.0]"], "flows.start_times_s", "exactly"),
+        (["tcp.variant=cubic"], "tcp.variant", "'reno' or 'newreno'"),
+        (["tcp.header_bytes=10"], "tcp.header_bytes", ">= 20"),
+        (["tcp.packet_size_bytes=40"], "tcp.packet_size_bytes", "greater than tcp.header_bytes"),
+        (["tcp.initial_ssthresh_bytes=100"], "tcp.initial_ssthresh_bytes", "2 MSS"),
+        (["tcp.max_rto_ms=10"], "tcp.max_rto_ms", "at least tcp.min_rto_ms"),
+        (["links.0.queue.limit_bytes=100"], "links.0.queue.limit_bytes", "packet_size_bytes"),
+        (["links.1.name=wan"], "links.1.name", "not used by another link"),
+        (["links.0.delay_ms=nan"], "links.0.delay_ms", "finite"),
+        (["links=[]"], "links", "at least one link"),
+    ],
+)
+def test_constraints(overrides, key, allowed_part):
+    ps = problems(None, overrides)
+    assert [p.key for p in ps] == [key]
+    assert allowed_part in ps[0].allowed
+
+
+def test_every_problem_is_reported():
+    ps = problems(
+        {"simulation": {"duration_s": "x"}, "links": [{"name": "a", "rate_kbps": -1}]},
+        ["tcp.varient=reno", "flows.count=abc"],
+    )
+    keys = {p.key for p in ps}
+    assert keys == {"simulation.duration_s", "links.0.rate_kbps", "tcp.varient", "flows.count"}
+    err = ConfigError.from_problems(ps)
+    assert len(str(err).splitlines()) == 4
+
+
+def test_missing_file(tmp_path):
+    (p,) = problems(tmp_path / "nope.toml")
+    assert p.key.endswith("nope.toml")
+    assert "not found" in str(p)
+
+
+def test_bad_toml(tmp_path):
+    f = tmp_path / "bad.toml"
+    f.write_text("[simulation]\nduration_s = = 3\n")
+    (p,) = problems(f)
+    assert "invalid TOML" in p.allowed
+    assert "line 2" in p.allowed
+
+
+def test_config_error_is_a_value_error():
+    assert issubclass(radiotcp.ConfigError, ValueError)
+    e = ConfigError("a.b", "1", "a number > 1")
+    assert (e.key, e.value, e.allowed) == ("a.b", "1", "a number > 1")
+    assert str(e) == "a.b = 1: expected a number > 1"
+
+
+# --- --set parsing ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("item", "key", "value"),
+    [
+        ("flows.count=4", "flows.count", 4),
+        ("links.1.queue.limit_packets=20", "links.1.queue.limit_packets", 20),
+        ("simulation.duration_s=1.5", "simulation.duration_s", 1.5),
+        ("tcp.variant=reno", "tcp.variant", "reno"),
+        ('tcp.variant="newreno"', "tcp.variant", "newreno"),
+        ("flows.start_times_s=[0, 1.5]", "flows.start_times_s", [0, 1.5]),
+        ("tcp.initial_ssthresh_bytes=null", "tcp.initial_ssthresh_bytes", None),
+        ("links.0.name=a=b", "links.0.name", "a=b"),
+        (" flows.count = 4 ", "flows.count", 4),
+    ],
+)
+def test_parse_override(item, key, value):
+    assert parse_override(item) == (key, value)
+
+
+def test_parse_override_needs_equals():
+    with pytest.raises(ConfigError) as ei:
+        parse_override("flows.count")
+    assert ei.value.key == "--set"
+    assert "KEY.PATH=VALUE" in ei.value.allowed
+
+
+def test_set_indexes_lists():
+    cfg = load(None, ["links.1.queue.limit_packets=20", "links.0.delay_ms=5"])
+    assert cfg.links[1].queue.limit_packets == 20
+    assert cfg.links[0].delay_ms == 5.0
+    assert cfg.links[0].queue.limit_packets == 1000  # untouched
+
+
+def test_set_whole_list_gets_defaults():
+    cfg = load(None, ['links=[{name = "x", rate_kbps = 64}]'])
+    assert len(cfg.links) == 1
+    assert cfg.links[0].rate_kbps == 64.0 and cfg.links[0].delay_ms == 10.0
+
+
+def test_set_unset_optional():
+    cfg = load({"tcp": {"initial_ssthresh_bytes": 65535}}, ["tcp.initial_ssthresh_bytes=null"])
+    assert cfg.tcp.initial_ssthresh_bytes is None
+
+
+@pytest.mark.parametrize(
+    ("item", "key"),
+    [
+        ("tcp.varient=reno", "tcp.varient"),
+        ("nosuch=1", "nosuch"),
+        ("links.5.rate_kbps=3", "links.5.rate_kbps"),
+        ("links.x.rate_kbps=3", "links.x.rate_kbps"),
+        ("simulation.duration_s.more=1", "simulation.duration_s.more"),
+    ],
+)
+def test_set_unknown_path_is_an_error_naming_the_key(item, key):
+    with pytest.raises(ConfigError) as ei:
+        apply_overrides({}, [item])
+    (p,) = ei.value.problems
+    assert p.key == key
+    assert p.unknown_key
+    assert str(p).startswith(f"{key} = ")
+
+
+def test_set_accepts_a_mapping():
+    cfg = load(None, {"flows.count": 3, "tcp.variant": "reno"})
+    assert (cfg.flows.count, cfg.tcp.variant) == (3, "reno")
+
+
+@given(st.one_of(st.integers(-(10**12), 10**12), st.floats(allow_nan=False, allow_infinity=False)))
+def test_numbers_round_trip_through_set(x):
+    key, v = parse_override(f"simulation.duration_s={format_value(x)}")
+    assert key == "simulation.duration_s"
+    assert v == x and type(v) is type(x)
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=0x2FF), max_size=20))
+def test_quoted_strings_round_trip(s):
+    assert parse_value(format_value(s)) == s
+
+
+def test_nan_is_not_accepted_for_positive_rate():
+    (p,) = problems(None, ["links.0.rate_kbps=nan"])
+    assert p.key == "links.0.rate_kbps"
+    assert math.isnan(float(p.value))

@@ -1,0 +1,60 @@
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from radiotcp.stats import ci_half_width, mean_ci
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        [1.0, 2.0, 3.0, 4.0, 5.0],
+        [364.8, 359.1, 371.2],
+        [0.1, 0.1, 0.2, 0.4, 0.4, 0.9, 1.3],
+        list(np.linspace(-5, 17, 30)),
+    ],
+)
+def test_half_width_matches_scipy_t_interval(sample):
+    lo, hi = sps.t.interval(0.90, len(sample) - 1, loc=np.mean(sample), scale=sps.sem(sample))
+    assert ci_half_width(sample) == pytest.approx((hi - lo) / 2, rel=1e-12)
+    m, h, n = mean_ci(sample)
+    assert m == pytest.approx(float(np.mean(sample)), rel=1e-12)
+    assert h == pytest.approx((hi - lo) / 2, rel=1e-12)
+    assert n == len(sample)
+
+
+def test_hand_computed_two_values():
+    # [2, 4]: mean 3, s = sqrt(2), n = 2, so the half-width is t_{0.95,1} * sqrt(2)/sqrt(2)
+    # = t_{0.95,1} = 6.313751514675...
+    m, h, n = mean_ci([2.0, 4.0])
+    assert (m, n) == (3.0, 2)
+    assert h == pytest.approx(6.313751514675043, rel=1e-12)
+
+
+def test_hand_computed_five_values():
+    # [1..5]: s = sqrt(2.5); t_{0.95,4} = 2.131846786326649; h = t * s / sqrt(5)
+    expected = 2.131846786326649 * math.sqrt(2.5) / math.sqrt(5)
+    assert ci_half_width([1, 2, 3, 4, 5]) == pytest.approx(expected, rel=1e-12)
+    assert expected == pytest.approx(1.5074, abs=1e-4)
+
+
+def test_single_value_has_nan_half_width():
+    m, h, n = mean_ci([7.5])
+    assert m == 7.5
+    assert math.isnan(h)
+    assert n == 1
+
+
+def test_identical_values_have_zero_half_width():
+    assert ci_half_width([3.0, 3.0, 3.0]) == 0.0
+
+
+def test_nan_values_are_left_out():
+    m, h, n = mean_ci([1.0, float("nan"), 3.0])
+    assert n == 2
+    assert m == 2.0
+    assert h == pytest.approx(ci_half_width([1.0, 3.0]))
+    m0, h0, n0 = mean_ci([float("nan")])
+    assert n0 == 0 and math.isnan(m0) and math.isnan(h0)
