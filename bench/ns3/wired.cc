@@ -1,0 +1,306 @@
+// radiotcp side-by-side benchmark: the wired reference scenario in ns-3.
+//
+//   server --[wan: 1 Mb/s, 100 ms]--> router --[access: 384 kb/s, 25 ms]--> client
+//
+// N bulk TCP flows (NewReno, classic recovery, no SACK / timestamps / window
+// scaling / limited transmit) run from the server to the client for D seconds.
+// The bottleneck is the router's access device. radiotcp's drop-tail queue
+// counts the packets WAITING behind the one being serialised; the closest ns-3
+// equivalent is a FifoQueueDisc plus a device queue of one packet (see
+// docs/ns3-comparison.md for why the disc limit is `queue - 1`).
+//
+// Prints exactly one JSON line on stdout. `--traceFlow=i` additionally writes
+// the TCP state of flow i (cwnd, ssthresh, RTO, congestion state, RTT) and the
+// bottleneck drops to stderr, one event per line.
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+constexpr uint32_t kSegmentSize = 1460;   // bytes of payload; 1500-byte IP packets
+constexpr uint32_t kRcvBuf = 65535;       // receive buffer = advertised window (bytes)
+constexpr uint32_t kSndBuf = 4 * kRcvBuf; // ample, so BulkSend never starves TCP
+constexpr uint16_t kBasePort = 5000;
+constexpr const char* kLargeQueue = "1000p";
+
+// Bottleneck backlog bookkeeping: packets waiting in the queue disc plus in the
+// device queue (the packet being serialised is in neither).
+struct Backlog
+{
+    uint32_t disc = 0;
+    uint32_t device = 0;
+    uint32_t max = 0;
+} g_backlog;
+
+void
+UpdateMax()
+{
+    uint32_t now = g_backlog.disc + g_backlog.device;
+    if (now > g_backlog.max)
+    {
+        g_backlog.max = now;
+    }
+}
+
+void
+DiscBacklog(uint32_t, uint32_t v)
+{
+    g_backlog.disc = v;
+    UpdateMax();
+}
+
+void
+DeviceBacklog(uint32_t, uint32_t v)
+{
+    g_backlog.device = v;
+    UpdateMax();
+}
+
+// --- optional per-flow tracing to stderr ----------------------------------
+
+void
+TraceU32(std::string what, uint32_t, uint32_t v)
+{
+    std::cerr << Simulator::Now().GetSeconds() << ' ' << what << ' ' << v << '\n';
+}
+
+void
+TraceTime(std::string what, Time, Time v)
+{
+    std::cerr << Simulator::Now().GetSeconds() << ' ' << what << ' ' << v.GetSeconds() << '\n';
+}
+
+void
+TraceCongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t v)
+{
+    std::cerr << Simulator::Now().GetSeconds() << " state " << TcpSocketState::TcpCongStateName[v]
+              << '\n';
+}
+
+void
+TraceDrop(Ptr<const QueueDiscItem>)
+{
+    std::cerr << Simulator::Now().GetSeconds() << " drop\n";
+}
+
+void
+HookFlow(Ptr<BulkSendApplication> app)
+{
+    Ptr<Socket> s = app->GetSocket();
+    if (!s)
+    {
+        std::cerr << "traceFlow: socket not created yet\n";
+        return;
+    }
+    const std::pair<const char*, const char*> u32[] = {{"CongestionWindow", "cwnd"},
+                                                        {"SlowStartThreshold", "ssthresh"},
+                                                        {"BytesInFlight", "inflight"}};
+    for (const auto& [source, label] : u32)
+    {
+        s->TraceConnectWithoutContext(source, MakeBoundCallback(&TraceU32, std::string(label)));
+    }
+    s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&TraceTime, std::string("rto")));
+    s->TraceConnectWithoutContext("RTT", MakeBoundCallback(&TraceTime, std::string("srtt")));
+    s->TraceConnectWithoutContext("CongState", MakeCallback(&TraceCongState));
+}
+
+std::string
+Num(double v)
+{
+    std::ostringstream os;
+    os.precision(10);
+    os << v;
+    return os.str();
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t flows = 1;
+    double duration = 60.0;
+    uint32_t queue = 50;
+    double minRtoMs = 1000.0;
+    uint32_t seed = 1;
+    uint64_t run = 1;
+    int32_t traceFlow = -1;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("flows", "number of bulk flows (all start at t=0)", flows);
+    cmd.AddValue("duration", "simulated seconds", duration);
+    cmd.AddValue("queue",
+                 "bottleneck buffer in packets waiting (excluding the one in service)",
+                 queue);
+    cmd.AddValue("minRto", "minimum RTO in milliseconds", minRtoMs);
+    cmd.AddValue("seed", "RngSeedManager seed", seed);
+    cmd.AddValue("run", "RngSeedManager run number", run);
+    cmd.AddValue("traceFlow", "flow index to trace on stderr (-1: none)", traceFlow);
+    cmd.Parse(argc, argv);
+
+    if (flows < 1 || duration <= 0 || queue < 1)
+    {
+        std::cerr << "need flows >= 1, duration > 0, queue >= 1\n";
+        return 2;
+    }
+
+    RngSeedManager::SetSeed(seed);
+    RngSeedManager::SetRun(run);
+
+    // --- TCP: plain NewReno as in RFC 5681/6582 -----------------------------
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(kSegmentSize));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(1));
+    Config::SetDefault("ns3::TcpSocket::InitialSlowStartThreshold",
+                       UintegerValue(std::numeric_limits<uint32_t>::max()));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(200)));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(kRcvBuf));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(kSndBuf));
+    Config::SetDefault("ns3::TcpSocket::TcpNoDelay", BooleanValue(true));
+    // A bulk flow must never be torn down by repeated timeouts (default 6).
+    Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000000));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MicroSeconds(minRtoMs * 1000.0)));
+    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MilliSeconds(1)));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
+
+    // --- topology -----------------------------------------------------------
+    NodeContainer nodes;
+    nodes.Create(3); // 0 server, 1 router, 2 client
+    Ptr<Node> server = nodes.Get(0);
+    Ptr<Node> router = nodes.Get(1);
+    Ptr<Node> client = nodes.Get(2);
+
+    PointToPointHelper wan;
+    wan.SetDeviceAttribute("DataRate", StringValue("1Mbps"));
+    wan.SetChannelAttribute("Delay", StringValue("100ms"));
+    wan.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(kLargeQueue));
+    NetDeviceContainer wanDevs = wan.Install(server, router);
+
+    PointToPointHelper access;
+    access.SetDeviceAttribute("DataRate", StringValue("384kbps"));
+    access.SetChannelAttribute("Delay", StringValue("25ms"));
+    access.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(kLargeQueue));
+    NetDeviceContainer accessDevs = access.Install(router, client);
+
+    Ptr<PointToPointNetDevice> bottleneck = DynamicCast<PointToPointNetDevice>(accessDevs.Get(0));
+    Ptr<Queue<Packet>> deviceQueue = bottleneck->GetQueue();
+    deviceQueue->SetMaxSize(QueueSize("1p"));
+
+    InternetStackHelper stack;
+    stack.Install(nodes);
+
+    // Queue discs go in before addresses are assigned, so that the address
+    // helper does not install its default (FqCoDel) disc.
+    TrafficControlHelper bottleneckTc;
+    bottleneckTc.SetRootQueueDisc("ns3::FifoQueueDisc",
+                                  "MaxSize",
+                                  QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queue - 1)));
+    QueueDiscContainer bottleneckDiscs = bottleneckTc.Install(accessDevs.Get(0));
+    Ptr<QueueDisc> bottleneckDisc = bottleneckDiscs.Get(0);
+
+    TrafficControlHelper largeTc;
+    largeTc.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", StringValue(kLargeQueue));
+    largeTc.Install(wanDevs);
+    largeTc.Install(accessDevs.Get(1));
+
+    Ipv4AddressHelper addr;
+    addr.SetBase("10.1.1.0", "255.255.255.0");
+    addr.Assign(wanDevs);
+    addr.SetBase("10.1.2.0", "255.255.255.0");
+    Ipv4InterfaceContainer accessIfs = addr.Assign(accessDevs);
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    Ipv4Address clientAddr = accessIfs.GetAddress(1);
+
+    bottleneckDisc->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&DiscBacklog));
+    deviceQueue->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&DeviceBacklog));
+
+    // --- applications -------------------------------------------------------
+    std::vector<Ptr<PacketSink>> sinks;
+    std::vector<Ptr<BulkSendApplication>> senders;
+    for (uint32_t i = 0; i < flows; ++i)
+    {
+        uint16_t port = kBasePort + i;
+        PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
+                                    InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer sinkApp = sinkHelper.Install(client);
+        sinkApp.Start(Seconds(0));
+        sinks.push_back(DynamicCast<PacketSink>(sinkApp.Get(0)));
+
+        BulkSendHelper source("ns3::TcpSocketFactory", InetSocketAddress(clientAddr, port));
+        source.SetAttribute("MaxBytes", UintegerValue(0)); // unlimited
+        source.SetAttribute("SendSize", UintegerValue(kSegmentSize));
+        ApplicationContainer srcApp = source.Install(server);
+        srcApp.Start(Seconds(0));
+        senders.push_back(DynamicCast<BulkSendApplication>(srcApp.Get(0)));
+    }
+
+    if (traceFlow >= 0 && static_cast<uint32_t>(traceFlow) < flows)
+    {
+        // The socket exists once the application has started at t = 0.
+        Simulator::Schedule(NanoSeconds(1), &HookFlow, senders[traceFlow]);
+        bottleneckDisc->TraceConnectWithoutContext("Drop", MakeCallback(&TraceDrop));
+    }
+
+    Simulator::Stop(Seconds(duration));
+
+    auto t0 = std::chrono::steady_clock::now();
+    Simulator::Run();
+    auto t1 = std::chrono::steady_clock::now();
+    double wall = std::chrono::duration<double>(t1 - t0).count();
+    uint64_t events = Simulator::GetEventCount();
+
+    // --- results ------------------------------------------------------------
+    std::vector<double> goodput;
+    double total = 0;
+    for (const auto& sink : sinks)
+    {
+        double kbps = static_cast<double>(sink->GetTotalRx()) * 8.0 / duration / 1000.0;
+        goodput.push_back(kbps);
+        total += kbps;
+    }
+    const QueueDisc::Stats& st = bottleneckDisc->GetStats();
+
+    std::ostringstream js;
+    js << "{\"flows\": " << flows << ", \"duration_s\": " << Num(duration) << ", \"goodput_kbps\": [";
+    for (size_t i = 0; i < goodput.size(); ++i)
+    {
+        js << (i ? ", " : "") << Num(goodput[i]);
+    }
+    js << "], \"goodput_kbps_total\": " << Num(total) << ", \"wall_time_s\": " << Num(wall)
+       << ", \"events\": " << events << ", \"drops_queue\": "
+       << (st.nTotalDroppedPackets + deviceQueue->GetTotalDroppedPackets())
+       << ", \"drops_device\": " << deviceQueue->GetTotalDroppedPackets()
+       << ", \"queue_waiting_p\": " << queue << ", \"queue_disc_limit_p\": " << (queue - 1)
+       << ", \"device_queue_p\": 1, \"max_backlog_p\": " << g_backlog.max
+       << ", \"bottleneck_tx_pkts\": " << st.nTotalDequeuedPackets
+       << ", \"min_rto_ms\": " << Num(minRtoMs) << ", \"seed\": " << seed << ", \"run\": " << run
+       << "}";
+    std::cout << js.str() << std::endl;
+
+    Simulator::Destroy();
+    return 0;
+}
