@@ -1,0 +1,152 @@
+"""Whole-run benchmarks of radiotcp and the side-by-side comparison with ns-3 (`make bench`).
+
+For the wired-384k preset with 1 and 4 flows and 60 s and 600 s of simulated time, runs the
+radiotcp core (through the Python binding, timing the simulation proper as measured in Rust)
+and the equivalent ns-3 C++ program (bench/ns3/wired.cc, timing Simulator::Run only), and
+prints both goodputs, both wall times, the speed ratio and events per second. The numbers are
+also written to results/bench/wired-vs-ns3.json.
+
+    python bench/run_bench.py [--skip-ns3] [--repeats N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from radiotcp import _core
+from radiotcp.config import load, to_core_json
+
+BENCH_DIR = Path(__file__).resolve().parent
+ROOT = BENCH_DIR.parent
+PRESET = ROOT / "scenarios" / "wired-384k.toml"
+OUT = ROOT / "results" / "bench" / "wired-vs-ns3.json"
+
+sys.path.insert(0, str(BENCH_DIR))
+from ns3_runner import Ns3BenchError, run_ns3  # noqa: E402
+
+CASES = [(1, 60.0), (4, 60.0), (1, 600.0), (4, 600.0)]
+
+
+def bench_radiotcp(flows: int, duration_s: float, repeats: int) -> dict:
+    """Median wall time of the simulation proper over `repeats` identical runs."""
+    cfg = load(PRESET, [f"flows.count={flows}", f"simulation.duration_s={duration_s}"])
+    doc = to_core_json(cfg)
+    walls, calls = [], []
+    result = None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        result = _core.simulate(doc, 1, 0)
+        calls.append(time.perf_counter() - t0)
+        walls.append(result["wall_time_s"])
+    assert result is not None
+    return {
+        "goodput_kbps_total": sum(f["goodput_kbps"] for f in result["flows"]),
+        "wall_time_s": statistics.median(walls),
+        "call_time_s": statistics.median(calls),
+        "events": result["events"],
+        "drops_queue": sum(
+            link["drops"]["queue_full"]
+            for link in result["links"]
+            if link["name"] == "access" and link["direction"] == "data"
+        ),
+        "retransmissions": sum(f["retransmissions"] for f in result["flows"]),
+    }
+
+
+def bench_ns3(flows: int, duration_s: float, repeats: int) -> dict:
+    runs = [run_ns3(flows, duration_s, queue_packets=50, min_rto_ms=1000) for _ in range(repeats)]
+    walls = [r["wall_time_s"] for r in runs]
+    r = runs[0]
+    return {
+        "goodput_kbps_total": r["goodput_kbps_total"],
+        "wall_time_s": statistics.median(walls),
+        "events": r.get("events"),
+        "drops_queue": r.get("drops_queue"),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--skip-ns3", action="store_true", help="radiotcp only")
+    ap.add_argument("--repeats", type=int, default=20, help="radiotcp runs per case (median)")
+    ap.add_argument("--ns3-repeats", type=int, default=3, help="ns-3 runs per 60 s case")
+    args = ap.parse_args(argv)
+
+    console = Console(width=max(Console().width, 110))
+    rows = []
+    for flows, duration in CASES:
+        ours = bench_radiotcp(flows, duration, args.repeats)
+        theirs = None
+        if not args.skip_ns3:
+            reps = args.ns3_repeats if duration <= 60 else 1
+            try:
+                theirs = bench_ns3(flows, duration, reps)
+            except Ns3BenchError as e:
+                console.print(f"[red]ns-3 unavailable:[/red] {e}")
+                args.skip_ns3 = True
+        rows.append({"flows": flows, "duration_s": duration, "radiotcp": ours, "ns3": theirs})
+
+    t = Table(title="wired-384k: radiotcp vs ns-3 (same machine, same run)")
+    for col in (
+        "flows",
+        "sim s",
+        "kb/s ours",
+        "kb/s ns-3",
+        "diff",
+        "ms ours",
+        "ms ns-3",
+        "ns-3/ours",
+        "Mev/s ours",
+        "drops o/n",
+    ):
+        t.add_column(col, justify="right")
+    for r in rows:
+        o, n = r["radiotcp"], r["ns3"]
+        eps = o["events"] / o["wall_time_s"] / 1e6
+        if n:
+            diff = (o["goodput_kbps_total"] - n["goodput_kbps_total"]) / n["goodput_kbps_total"]
+            cells = [
+                f"{n['goodput_kbps_total']:.1f}",
+                f"{100 * diff:+.1f}%",
+                f"{o['wall_time_s'] * 1e3:.2f}",
+                f"{n['wall_time_s'] * 1e3:.1f}",
+                f"{n['wall_time_s'] / o['wall_time_s']:.0f}x",
+            ]
+            drops = f"{o['drops_queue']}/{n['drops_queue']}"
+        else:
+            cells = ["-", "-", f"{o['wall_time_s'] * 1e3:.2f}", "-", "-"]
+            drops = f"{o['drops_queue']}/-"
+        t.add_row(
+            str(r["flows"]),
+            f"{r['duration_s']:.0f}",
+            f"{o['goodput_kbps_total']:.1f}",
+            *cells,
+            f"{eps:.1f}",
+            drops,
+        )
+    console.print(t)
+    console.print(
+        "wall = simulation proper (radiotcp: median of "
+        f"{args.repeats} runs measured in Rust; ns-3: Simulator::Run). "
+        "Python call overhead per run (median): "
+        + ", ".join(
+            f"{1e6 * (r['radiotcp']['call_time_s'] - r['radiotcp']['wall_time_s']):.0f} us"
+            for r in rows
+        )
+    )
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(rows, indent=2))
+    console.print(f"results: {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
