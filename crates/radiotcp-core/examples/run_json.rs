@@ -23,6 +23,9 @@ fn main() {
         std::process::exit(2)
     });
     let wall = t0.elapsed().as_secs_f64();
-    println!("{}", serde_json::to_string_pretty(&r).expect("serialisable"));
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&r).expect("serialisable")
+    );
     eprintln!("wall {wall:.6} s, {:.0} events/s", r.events as f64 / wall);
 }

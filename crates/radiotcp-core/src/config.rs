@@ -333,12 +333,7 @@ impl ScenarioConfig {
             }
         }
 
-        check(
-            !self.links.is_empty(),
-            "links",
-            "[]",
-            "at least one link",
-        )?;
+        check(!self.links.is_empty(), "links", "[]", "at least one link")?;
         for (i, l) in self.links.iter().enumerate() {
             positive(&format!("links.{i}.rate_kbps"), l.rate_kbps)?;
             finite_nonneg(&format!("links.{i}.delay_ms"), l.delay_ms)?;

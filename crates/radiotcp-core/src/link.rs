@@ -171,7 +171,10 @@ impl LinkDir {
     /// Serialisation of the packet in service ended at `now`. Returns the packet if it survives
     /// the wire (it arrives at `now + prop_delay`) or the drop reason, and the time the next
     /// serialisation ends, if one started.
-    pub fn on_tx_done(&mut self, now: Time) -> (Result<Packet, (Packet, DropReason)>, Option<Time>) {
+    pub fn on_tx_done(
+        &mut self,
+        now: Time,
+    ) -> (Result<Packet, (Packet, DropReason)>, Option<Time>) {
         let p = self
             .in_service
             .take()

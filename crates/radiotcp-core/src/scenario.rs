@@ -25,11 +25,24 @@ const STOP_CHECK_EVERY: u64 = 1 << 16;
 enum Event {
     FlowStart(u32),
     /// The packet in service on (link, dir) finished serialisation.
-    TxDone { link: u32, dir: Dir },
+    TxDone {
+        link: u32,
+        dir: Dir,
+    },
     /// A packet reached the far end of (link, dir).
-    Arrive { link: u32, dir: Dir, pkt: Packet },
-    SenderTimer { flow: u32, generation: u32 },
-    ReceiverTimer { flow: u32, generation: u32 },
+    Arrive {
+        link: u32,
+        dir: Dir,
+        pkt: Packet,
+    },
+    SenderTimer {
+        flow: u32,
+        generation: u32,
+    },
+    ReceiverTimer {
+        flow: u32,
+        generation: u32,
+    },
 }
 
 struct Flow {

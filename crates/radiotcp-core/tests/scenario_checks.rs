@@ -28,7 +28,10 @@ fn no_loss_large_buffer_goodput_within_2pct_of_payload_rate() {
     assert_eq!(drops, 0);
     let goodput: f64 = r.flows.iter().map(|f| f.goodput_kbps).sum();
     let bound = 384.0 * 1460.0 / 1500.0;
-    assert!(goodput <= bound * 1.0001, "goodput {goodput} above the payload rate {bound}");
+    assert!(
+        goodput <= bound * 1.0001,
+        "goodput {goodput} above the payload rate {bound}"
+    );
     assert!(goodput >= 0.98 * bound, "goodput {goodput} vs {bound}");
 }
 
@@ -37,8 +40,15 @@ fn drop_tail_overflow_keeps_goodput_below_bound() {
     let c = wired(384.0, 4, 60.0);
     let r = run(&c, 3, 0, &RunOptions::default()).unwrap();
     let goodput: f64 = r.flows.iter().map(|f| f.goodput_kbps).sum();
-    let drops = r.links.iter().find(|l| l.name == "access" && l.direction == "data").unwrap();
-    assert!(drops.drops["queue_full"] > 0, "4 flows x 64 KB must overflow 50 packets");
+    let drops = r
+        .links
+        .iter()
+        .find(|l| l.name == "access" && l.direction == "data")
+        .unwrap();
+    assert!(
+        drops.drops["queue_full"] > 0,
+        "4 flows x 64 KB must overflow 50 packets"
+    );
     assert!(goodput <= 384.0 * 1460.0 / 1500.0);
     assert!(goodput > 300.0, "goodput {goodput}");
 }
@@ -103,7 +113,7 @@ fn traces_record_cwnd_sequence_and_queue() {
     assert_eq!(t.seq_sent.time_s.len() as u64, s.segments_sent);
     assert!(t.seq_received.time_s.len() as u64 >= s.delay_samples);
     assert!(t.cwnd.value.iter().all(|&w| w >= 1460.0));
-    assert!(t.queue.id.iter().any(|&l| l == 1), "the bottleneck queue is traced");
+    assert!(t.queue.id.contains(&1), "the bottleneck queue is traced");
     assert!(t.cwnd.time_s.windows(2).all(|w| w[0] <= w[1]));
     let none = run(&c, 1, 0, &RunOptions::default()).unwrap();
     assert!(none.traces.is_none());

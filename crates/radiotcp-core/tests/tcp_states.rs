@@ -17,7 +17,13 @@ fn newreno(delack: u32) -> Harness {
 
 /// Arrival time at the sender of the n-th ACK (0-based) carrying `ack`.
 fn nth_ack_arrival(h: &Harness, ack: u64, n: usize) -> u64 {
-    let sent = h.acks.iter().filter(|(_, a)| a.ack == ack).nth(n).expect("such an ACK").0;
+    let sent = h
+        .acks
+        .iter()
+        .filter(|(_, a)| a.ack == ack)
+        .nth(n)
+        .expect("such an ACK")
+        .0;
     sent + h.one_way
 }
 
@@ -29,7 +35,11 @@ fn slow_start_doubles_cwnd_every_rtt_without_delayed_acks() {
     // Rounds of 1, 2, 4, 8 segments at t = 0, 100, 200, 300 ms.
     for (round, n) in [(0u64, 1usize), (1, 2), (2, 4), (3, 8)] {
         let t = millis(100.0 * round as f64);
-        assert_eq!(h.sent.iter().filter(|(s, _)| *s == t).count(), n, "round {round}");
+        assert_eq!(
+            h.sent.iter().filter(|(s, _)| *s == t).count(),
+            n,
+            "round {round}"
+        );
     }
     assert_eq!(h.snd.cwnd(), 8 * MSS);
     assert_eq!(h.snd.stats.retransmissions, 0);
@@ -48,7 +58,11 @@ fn receiver_acks_every_second_segment_or_on_timer() {
     assert_eq!((a.delivered, a.ack), (1000, None));
     assert_eq!(r.poll_timeout(), Some(millis(200.0)));
     let a = r.on_segment(millis(10.0), 1000, 1000);
-    assert_eq!(a.ack.map(|a| a.ack), Some(2000), "second segment is ACKed at once");
+    assert_eq!(
+        a.ack.map(|a| a.ack),
+        Some(2000),
+        "second segment is ACKed at once"
+    );
     assert_eq!(r.poll_timeout(), None);
     // A lone segment waits for the timer.
     assert_eq!(r.on_segment(millis(20.0), 2000, 1000).ack, None);
@@ -102,7 +116,10 @@ fn drop_segment_10_fast_retransmit_on_third_dupack() {
     let flight = highest_before - 10 * MSS;
     assert_eq!(h.snd.ssthresh(), (flight / 2).max(2 * MSS));
     let s = &h.snd.stats;
-    assert_eq!((s.fast_retransmits, s.timeouts, s.retransmissions), (1, 0, 1));
+    assert_eq!(
+        (s.fast_retransmits, s.timeouts, s.retransmissions),
+        (1, 0, 1)
+    );
     assert!(!h.snd.in_recovery());
     assert_eq!(h.delivered, h.rcv.rcv_nxt());
     h.assert_no_violations();
@@ -139,7 +156,10 @@ fn drop_an_ack_cumulative_acks_cover_it() {
     h.start();
     h.run_ms(3000.0);
     let s = &h.snd.stats;
-    assert_eq!((s.retransmissions, s.timeouts, s.fast_retransmits), (0, 0, 0));
+    assert_eq!(
+        (s.retransmissions, s.timeouts, s.fast_retransmits),
+        (0, 0, 0)
+    );
     assert!(h.delivered > 50 * MSS);
     h.assert_no_violations();
 }
@@ -172,7 +192,11 @@ fn rto_backoff_doubles_and_karn_keeps_it_until_a_valid_sample() {
     let sends = h.sends_of(10);
     assert_eq!(sends.len(), 4);
     assert_eq!(h.snd.stats.timeouts, 2);
-    assert_eq!(sends[3] - sends[2], millis(2000.0), "second RTO after a doubled timer");
+    assert_eq!(
+        sends[3] - sends[2],
+        millis(2000.0),
+        "second RTO after a doubled timer"
+    );
     // Replay to look at the state between the expiries.
     let mut h2 = newreno(1);
     h2.drop_data = Box::new(|s, n| s.seq == 10 * MSS && n <= 3);
@@ -182,7 +206,11 @@ fn rto_backoff_doubles_and_karn_keeps_it_until_a_valid_sample() {
     assert_eq!(h2.snd.rto(), millis(2000.0));
     h2.run_ms(millis_to_ms(sends[3]) + 1.0);
     // RFC 5681 §3.1: a repeated expiry for the same segment holds ssthresh.
-    assert_eq!(h2.snd.ssthresh(), ss_after_first_rto, "held on the repeated RTO");
+    assert_eq!(
+        h2.snd.ssthresh(),
+        ss_after_first_rto,
+        "held on the repeated RTO"
+    );
     assert_eq!(h2.snd.rto(), millis(4000.0));
     // The ACK of the retransmitted segment gives no sample (Karn): RTO stays backed off.
     h2.run_ms(millis_to_ms(sends[3]) + 150.0);
@@ -205,7 +233,11 @@ fn first_segment_lost_uses_initial_rto() {
     h.run_ms(1380.0);
     assert_eq!(h.sends_of(0), vec![0, millis(1000.0)]);
     assert_eq!(h.snd.stats.timeouts, 1);
-    assert_eq!(h.snd.cwnd(), 2 * MSS, "loss window 1 MSS, +1 MSS on the ACK");
+    assert_eq!(
+        h.snd.cwnd(),
+        2 * MSS,
+        "loss window 1 MSS, +1 MSS on the ACK"
+    );
     assert_eq!(h.snd.ssthresh(), 2 * MSS, "max(FlightSize / 2, 2 SMSS)");
     // From here cwnd >= ssthresh: congestion avoidance adds MSS^2 / cwnd per ACK.
     h.run_ms(1420.0);
@@ -218,7 +250,10 @@ fn newreno_partial_ack_retransmits_next_hole_without_timeout() {
     h.start();
     h.run_ms(3000.0);
     let s = &h.snd.stats;
-    assert_eq!((s.fast_retransmits, s.timeouts, s.retransmissions), (1, 0, 2));
+    assert_eq!(
+        (s.fast_retransmits, s.timeouts, s.retransmissions),
+        (1, 0, 2)
+    );
     // The retransmission of 12 goes out when the ACK for the retransmitted 10 (a partial ACK,
     // 12000 < recover) arrives.
     let retx12 = h.sends_of(12)[1];

@@ -8,9 +8,7 @@ use std::collections::HashMap;
 
 use radiotcp_core::config::{TcpConfig, TcpVariant};
 use radiotcp_core::engine::{millis, EventQueue, Time, TimerSlot};
-use radiotcp_core::tcp::{
-    Ack, ReceiverParams, Segment, SenderParams, TcpReceiver, TcpSender,
-};
+use radiotcp_core::tcp::{Ack, ReceiverParams, Segment, SenderParams, TcpReceiver, TcpSender};
 
 #[derive(Debug, Clone, Copy)]
 pub enum Ev {
@@ -101,11 +99,13 @@ impl Harness {
             }
             let start = self.link_free_at.max(now);
             self.link_free_at = start + self.per_segment;
-            self.q.schedule(self.link_free_at + self.one_way, Ev::Data(seg));
+            self.q
+                .schedule(self.link_free_at + self.one_way, Ev::Data(seg));
         }
         let mss = self.snd.mss() as u64;
         if self.snd.cwnd() < mss {
-            self.violations.push(format!("cwnd {} < MSS at {now}", self.snd.cwnd()));
+            self.violations
+                .push(format!("cwnd {} < MSS at {now}", self.snd.cwnd()));
         }
         if let Some(d) = self.snd.poll_timeout() {
             if let Some(g) = self.snd_timer.arm(d) {
@@ -182,6 +182,10 @@ impl Harness {
     }
 
     pub fn assert_no_violations(&self) {
-        assert!(self.violations.is_empty(), "{:?}", &self.violations[..self.violations.len().min(5)]);
+        assert!(
+            self.violations.is_empty(),
+            "{:?}",
+            &self.violations[..self.violations.len().min(5)]
+        );
     }
 }
