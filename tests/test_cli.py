@@ -194,3 +194,12 @@ def test_results_payload_cleans_nan():
     assert doc["config"] == to_dict(
         ScenarioConfig.model_validate({"simulation": {"duration_s": 5.0}})
     )
+
+
+def test_unwritable_output_is_a_clean_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    r = run_cli("run", str(PRESET), *SHORT, "--output", str(blocker / "sub" / "r.json"))
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+    assert r.stderr.startswith("error: --output = ")

@@ -71,7 +71,8 @@ def _add_config_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--show-config",
         action="store_true",
-        help="print the fully resolved configuration (TOML, every default filled in)",
+        help="print the fully resolved configuration (TOML, every default filled in); "
+        "with --json the configuration is part of the document instead",
     )
 
 
@@ -207,6 +208,9 @@ def print_table(console: Console, res: Results, show_all: bool) -> None:
         if _is_detail(name) and not show_all:
             hidden += 1
             continue
+        # A spread below floating-point noise (identical runs) reads as 0.
+        if math.isfinite(half) and half <= 1e-12 * max(1.0, abs(mean)):
+            half = 0.0
         table.add_row(name, _fmt(mean), _fmt(half), str(n))
     console.print(table)
     if hidden:
@@ -276,10 +280,16 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
 
     payload = results_payload(res, args.scenario)
     if args.output is not None:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        try:
+            args.output.parent.mkdir(parents=True, exist_ok=True)
+            args.output.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        except OSError as e:
+            raise ConfigError("--output", str(args.output), f"a writable file ({e})") from None
     if want_traces:
-        _save_traces(args.traces, res)
+        try:
+            _save_traces(args.traces, res)
+        except OSError as e:
+            raise ConfigError("--traces", str(args.traces), f"a writable file ({e})") from None
 
     if args.json:
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
