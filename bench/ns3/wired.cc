@@ -10,8 +10,11 @@
 // docs/ns3-comparison.md for why the disc limit is `queue - 1`).
 //
 // Prints exactly one JSON line on stdout. `--traceFlow=i` additionally writes
-// the TCP state of flow i (cwnd, ssthresh, RTO, congestion state, RTT) and the
-// bottleneck drops to stderr, one event per line.
+// the TCP state of flow i (cwnd, ssthresh, RTO, congestion state, RTT, data
+// segments sent, ACKs received) and the bottleneck drops to stderr, one event
+// per line. `--counters=1` adds per-flow loss-recovery counters (timeouts, fast
+// retransmits, retransmissions, duplicate deliveries, time in recovery/loss)
+// and the bottleneck's busy time to the JSON line.
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -24,7 +27,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <iterator>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -101,6 +106,32 @@ TraceDrop(Ptr<const QueueDiscItem>)
     std::cerr << Simulator::Now().GetSeconds() << " drop\n";
 }
 
+// Data segments sent ("tx <seq> <len>", "retx <seq> <len>"; relative sequence
+// numbers, first data byte = 1) and ACKs received ("ack <ackno>").
+void
+TraceTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    static SequenceNumber32 highTx(0);
+    if (p->GetSize() == 0)
+    {
+        return;
+    }
+    bool retx = h.GetSequenceNumber() < highTx;
+    highTx = std::max(highTx, h.GetSequenceNumber() + SequenceNumber32(p->GetSize()));
+    std::cerr << Simulator::Now().GetSeconds() << (retx ? " retx " : " tx ")
+              << h.GetSequenceNumber().GetValue() << ' ' << p->GetSize() << '\n';
+}
+
+void
+TraceRx(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (h.GetFlags() & TcpHeader::ACK)
+    {
+        std::cerr << Simulator::Now().GetSeconds() << " ack " << h.GetAckNumber().GetValue()
+                  << '\n';
+    }
+}
+
 void
 HookFlow(Ptr<BulkSendApplication> app)
 {
@@ -120,6 +151,233 @@ HookFlow(Ptr<BulkSendApplication> app)
     s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&TraceTime, std::string("rto")));
     s->TraceConnectWithoutContext("RTT", MakeBoundCallback(&TraceTime, std::string("srtt")));
     s->TraceConnectWithoutContext("CongState", MakeCallback(&TraceCongState));
+    s->TraceConnectWithoutContext("Tx", MakeCallback(&TraceTx));
+    s->TraceConnectWithoutContext("Rx", MakeCallback(&TraceRx));
+}
+
+// --- per-flow loss-recovery counters (--counters=1) ---------------------------
+//
+// Sender side, from the socket's trace sources:
+//   * timeouts: RTO expiries. TcpSocketBase::ReTxTimeout is the only place that
+//     doubles m_rto (RFC 6298 5.5); everywhere else the RTO is recomputed from
+//     SRTT/RTTVAR. An "RTO" trace event whose new value is min(2 x old, 60 s)
+//     is therefore an expiry, including repeated expiries in CA_LOSS, which do
+//     not change the congestion state.
+//   * fast_retransmits: entries into CA_RECOVERY (3rd dupACK, RFC 6582).
+//   * loss_entries: entries into CA_LOSS (first expiry of a timeout episode).
+//   * retransmissions / data_segments_sent: the "Retransmission" and "Tx" traces.
+//   * recovery_s / loss_s: time spent in CA_RECOVERY and CA_LOSS.
+// Receiver side (client's Ipv4L3Protocol "LocalDeliver"):
+//   * data_segments_rx / dup_segments_rx: data segments reaching the client, and
+//     those whose bytes had all been received before (wasted bottleneck time,
+//     e.g. go-back-N retransmissions after an RTO).
+
+struct FlowStats
+{
+    uint64_t timeouts = 0;
+    uint64_t fastRetransmits = 0;
+    uint64_t lossEntries = 0;
+    uint64_t retransmissions = 0;
+    uint64_t dataSent = 0;
+    uint64_t dataRx = 0;
+    uint64_t dupRx = 0;
+    uint64_t dupRxBytes = 0;
+    uint64_t dupRxByState[3] = {0, 0, 0}; // sent in CA_OPEN/DISORDER, CA_RECOVERY, CA_LOSS
+    std::map<uint32_t, int> sentIn;       // seq -> state class of its latest transmission
+    double recoveryS = 0;
+    double lossS = 0;
+    TcpSocketState::TcpCongState_t state = TcpSocketState::CA_OPEN;
+    double stateSince = 0;
+    std::map<uint32_t, uint32_t> rx; // received byte ranges [start, end), merged
+};
+
+std::vector<FlowStats> g_flows;
+
+// Bottleneck transmitter busy time (PhyTxBegin .. PhyTxEnd).
+struct Busy
+{
+    double since = -1;
+    double total = 0;
+    uint64_t dataPkts = 0;
+} g_busy;
+
+void
+CountRto(uint32_t i, Time oldV, Time newV)
+{
+    Time doubled = Min(oldV + oldV, Seconds(60));
+    if (newV == doubled && newV != oldV)
+    {
+        g_flows[i].timeouts++;
+    }
+}
+
+void
+CountState(uint32_t i,
+           TcpSocketState::TcpCongState_t,
+           TcpSocketState::TcpCongState_t v)
+{
+    FlowStats& f = g_flows[i];
+    double now = Simulator::Now().GetSeconds();
+    if (f.state == TcpSocketState::CA_RECOVERY)
+    {
+        f.recoveryS += now - f.stateSince;
+    }
+    else if (f.state == TcpSocketState::CA_LOSS)
+    {
+        f.lossS += now - f.stateSince;
+    }
+    if (v == TcpSocketState::CA_RECOVERY)
+    {
+        f.fastRetransmits++;
+    }
+    else if (v == TcpSocketState::CA_LOSS)
+    {
+        f.lossEntries++;
+    }
+    f.state = v;
+    f.stateSince = now;
+}
+
+void
+CountStateClose(FlowStats& f, double now)
+{
+    if (f.state == TcpSocketState::CA_RECOVERY)
+    {
+        f.recoveryS += now - f.stateSince;
+    }
+    else if (f.state == TcpSocketState::CA_LOSS)
+    {
+        f.lossS += now - f.stateSince;
+    }
+    f.stateSince = now;
+}
+
+int
+StateClass(TcpSocketState::TcpCongState_t s)
+{
+    return s == TcpSocketState::CA_RECOVERY ? 1 : s == TcpSocketState::CA_LOSS ? 2 : 0;
+}
+
+void
+CountTx(uint32_t i, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() > 0)
+    {
+        FlowStats& f = g_flows[i];
+        f.dataSent++;
+        f.sentIn[h.GetSequenceNumber().GetValue()] = StateClass(f.state);
+    }
+}
+
+void
+CountRetx(uint32_t i,
+          Ptr<const Packet>,
+          const TcpHeader&,
+          const Address&,
+          const Address&,
+          Ptr<const TcpSocketBase>)
+{
+    g_flows[i].retransmissions++;
+}
+
+void
+CountDelivery(const Ipv4Header&, Ptr<const Packet> packet, uint32_t)
+{
+    TcpHeader th;
+    Ptr<Packet> p = packet->Copy();
+    if (p->RemoveHeader(th) == 0)
+    {
+        return;
+    }
+    uint32_t len = p->GetSize();
+    uint16_t port = th.GetDestinationPort();
+    if (len == 0 || port < kBasePort || static_cast<size_t>(port - kBasePort) >= g_flows.size())
+    {
+        return;
+    }
+    FlowStats& f = g_flows[port - kBasePort];
+    f.dataRx++;
+    uint32_t s = th.GetSequenceNumber().GetValue();
+    uint32_t e = s + len;
+    // Bytes of [s, e) already received.
+    uint32_t seen = 0;
+    for (auto it = f.rx.upper_bound(s); it != f.rx.begin();)
+    {
+        --it;
+        if (it->second <= s)
+        {
+            break;
+        }
+        seen += std::min(e, it->second) - std::max(s, it->first);
+        break;
+    }
+    for (auto it = f.rx.upper_bound(s); it != f.rx.end() && it->first < e; ++it)
+    {
+        seen += std::min(e, it->second) - it->first;
+    }
+    if (seen >= len)
+    {
+        f.dupRx++;
+        auto st = f.sentIn.find(th.GetSequenceNumber().GetValue());
+        if (st != f.sentIn.end())
+        {
+            f.dupRxByState[st->second]++;
+        }
+    }
+    f.dupRxBytes += seen;
+    // Merge [s, e) into the set.
+    auto it = f.rx.upper_bound(s);
+    if (it != f.rx.begin())
+    {
+        auto prev = std::prev(it);
+        if (prev->second >= s)
+        {
+            s = prev->first;
+            e = std::max(e, prev->second);
+            f.rx.erase(prev);
+        }
+    }
+    it = f.rx.lower_bound(s);
+    while (it != f.rx.end() && it->first <= e)
+    {
+        e = std::max(e, it->second);
+        it = f.rx.erase(it);
+    }
+    f.rx[s] = e;
+}
+
+void
+BusyBegin(Ptr<const Packet> p)
+{
+    g_busy.since = Simulator::Now().GetSeconds();
+    if (p->GetSize() > 100)
+    {
+        g_busy.dataPkts++;
+    }
+}
+
+void
+BusyEnd(Ptr<const Packet>)
+{
+    if (g_busy.since >= 0)
+    {
+        g_busy.total += Simulator::Now().GetSeconds() - g_busy.since;
+        g_busy.since = -1;
+    }
+}
+
+void
+HookCounters(uint32_t i, Ptr<BulkSendApplication> app)
+{
+    Ptr<Socket> s = app->GetSocket();
+    if (!s)
+    {
+        return;
+    }
+    s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&CountRto, i));
+    s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CountState, i));
+    s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&CountTx, i));
+    s->TraceConnectWithoutContext("Retransmission", MakeBoundCallback(&CountRetx, i));
 }
 
 std::string
@@ -143,6 +401,7 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
     uint64_t run = 1;
     int32_t traceFlow = -1;
+    bool counters = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of bulk flows (all start at t=0)", flows);
@@ -154,6 +413,9 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "RngSeedManager seed", seed);
     cmd.AddValue("run", "RngSeedManager run number", run);
     cmd.AddValue("traceFlow", "flow index to trace on stderr (-1: none)", traceFlow);
+    cmd.AddValue("counters",
+                 "add per-flow loss-recovery counters and bottleneck busy time to the JSON",
+                 counters);
     cmd.Parse(argc, argv);
 
     if (flows < 1 || duration <= 0 || queue < 1)
@@ -258,6 +520,22 @@ main(int argc, char* argv[])
         senders.push_back(DynamicCast<BulkSendApplication>(srcApp.Get(0)));
     }
 
+    if (counters)
+    {
+        // Off by default, so that benchmark timings and event counts are those
+        // of the plain scenario (the hooks add one event per flow).
+        g_flows.resize(flows);
+        for (uint32_t i = 0; i < flows; ++i)
+        {
+            Simulator::Schedule(NanoSeconds(1), &HookCounters, i, senders[i]);
+        }
+        client->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
+            "LocalDeliver",
+            MakeCallback(&CountDelivery));
+        bottleneck->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&BusyBegin));
+        bottleneck->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&BusyEnd));
+    }
+
     if (traceFlow >= 0 && static_cast<uint32_t>(traceFlow) < flows)
     {
         // The socket exists once the application has started at t = 0.
@@ -297,8 +575,47 @@ main(int argc, char* argv[])
        << ", \"queue_waiting_p\": " << queue << ", \"queue_disc_limit_p\": " << (queue - 1)
        << ", \"device_queue_p\": 1, \"max_backlog_p\": " << g_backlog.max
        << ", \"bottleneck_tx_pkts\": " << st.nTotalDequeuedPackets
-       << ", \"min_rto_ms\": " << Num(minRtoMs) << ", \"seed\": " << seed << ", \"run\": " << run
-       << "}";
+       << ", \"min_rto_ms\": " << Num(minRtoMs) << ", \"seed\": " << seed << ", \"run\": " << run;
+    // Per-flow loss-recovery counters (see FlowStats), with --counters only.
+    double end = Simulator::Now().GetSeconds();
+    for (auto& f : g_flows)
+    {
+        CountStateClose(f, end);
+    }
+    if (g_busy.since >= 0)
+    {
+        g_busy.total += end - g_busy.since;
+    }
+    auto arr = [&js](const char* name, auto get) {
+        js << ", \"" << name << "\": [";
+        for (size_t i = 0; i < g_flows.size(); ++i)
+        {
+            js << (i ? ", " : "") << Num(static_cast<double>(get(g_flows[i])));
+        }
+        js << "]";
+    };
+    if (!counters)
+    {
+        js << "}";
+    }
+    else
+    {
+        arr("timeouts", [](const FlowStats& f) { return f.timeouts; });
+        arr("loss_entries", [](const FlowStats& f) { return f.lossEntries; });
+        arr("fast_retransmits", [](const FlowStats& f) { return f.fastRetransmits; });
+        arr("retransmissions", [](const FlowStats& f) { return f.retransmissions; });
+        arr("data_segments_sent", [](const FlowStats& f) { return f.dataSent; });
+        arr("data_segments_rx", [](const FlowStats& f) { return f.dataRx; });
+        arr("dup_segments_rx", [](const FlowStats& f) { return f.dupRx; });
+        arr("dup_rx_sent_open", [](const FlowStats& f) { return f.dupRxByState[0]; });
+        arr("dup_rx_sent_recovery", [](const FlowStats& f) { return f.dupRxByState[1]; });
+        arr("dup_rx_sent_loss", [](const FlowStats& f) { return f.dupRxByState[2]; });
+        arr("recovery_s", [](const FlowStats& f) { return f.recoveryS; });
+        arr("loss_s", [](const FlowStats& f) { return f.lossS; });
+        js << ", \"bottleneck_busy_s\": " << Num(g_busy.total)
+           << ", \"bottleneck_idle_s\": " << Num(end - g_busy.total)
+           << ", \"bottleneck_data_pkts\": " << g_busy.dataPkts << "}";
+    }
     std::cout << js.str() << std::endl;
 
     Simulator::Destroy();
