@@ -173,6 +173,13 @@ class FlowsConfig(_Model):
     start_times_s: list[NonNegFloat] | None = Field(
         None, description="Explicit start time of every flow, seconds; exactly `count` values."
     )
+    start_jitter_s: NonNegFloat = Field(
+        0.0,
+        description=(
+            "Each flow starts a random U(0, start_jitter_s) seconds later (drawn per run from the"
+            " flow's own stream), so replications of a loss-free scenario differ."
+        ),
+    )
 
     @model_validator(mode="after")
     def _times_match_count(self) -> FlowsConfig:

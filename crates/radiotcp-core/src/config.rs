@@ -76,6 +76,9 @@ pub struct FlowsConfig {
     pub stagger_s: f64,
     /// Explicit start time per flow; its length must equal `count`.
     pub start_times_s: Option<Vec<f64>>,
+    /// Each flow starts a random U(0, start_jitter_s) later, drawn from the flow's own stream,
+    /// so that replications of an otherwise deterministic scenario differ.
+    pub start_jitter_s: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -145,6 +148,7 @@ impl Default for FlowsConfig {
             start_s: 0.0,
             stagger_s: 0.0,
             start_times_s: None,
+            start_jitter_s: 0.0,
         }
     }
 }
@@ -321,6 +325,7 @@ impl ScenarioConfig {
         )?;
         finite_nonneg("flows.start_s", f.start_s)?;
         finite_nonneg("flows.stagger_s", f.stagger_s)?;
+        finite_nonneg("flows.start_jitter_s", f.start_jitter_s)?;
         if let Some(times) = &f.start_times_s {
             check(
                 times.len() == f.count as usize,
@@ -357,7 +362,7 @@ impl ScenarioConfig {
         Ok(())
     }
 
-    /// Start time of every flow in seconds.
+    /// Nominal start time of every flow in seconds (before `start_jitter_s`).
     pub fn flow_start_times_s(&self) -> Vec<f64> {
         match &self.flows.start_times_s {
             Some(t) => t.clone(),

@@ -193,9 +193,10 @@ fn mix64(mut z: u64) -> u64 {
 }
 
 /// Stream ids, one per random entity, fixed so that adding an entity never shifts another's
-/// draws. Links take `LINK_BASE + 2 * index + direction`.
+/// draws. Flow i takes `FLOW_BASE + i`; link i takes `LINK_BASE + 2 * i + direction`.
 pub mod stream {
-    pub const LINK_BASE: u64 = 1_000;
+    pub const FLOW_BASE: u64 = 0;
+    pub const LINK_BASE: u64 = 1_000_000;
 }
 
 /// A random stream owned by one entity, derived from (seed, run index, stream id) with a PCG

@@ -83,6 +83,13 @@ impl WiredScenario {
             .into_iter()
             .enumerate()
             .map(|(i, start_s)| {
+                let jitter = cfg.flows.start_jitter_s;
+                let start_s = if jitter > 0.0 {
+                    let mut rng = RngStream::new(seed, run_index, stream::FLOW_BASE + i as u64);
+                    start_s + jitter * rng.uniform()
+                } else {
+                    start_s
+                };
                 let start = secs(start_s);
                 q.schedule(start, Event::FlowStart(i as u32));
                 Flow {
@@ -196,7 +203,7 @@ impl WiredScenario {
                 t.cwnd.push(to_secs(now), f, cur.0 as f64);
             }
             if cur.1 != fl.traced.1 {
-                t.ssthresh.push(to_secs(now), f, cur.1 as f64);
+                t.ssthresh.push(to_secs(now), f, ssthresh_value(cur.1));
             }
             fl.traced = cur;
         }
@@ -364,6 +371,15 @@ impl WiredScenario {
             links,
             traces: self.traces,
         }
+    }
+}
+
+/// ssthresh for traces: the "arbitrarily high" initial value is shown as +inf.
+fn ssthresh_value(ssthresh: u64) -> f64 {
+    if ssthresh >= crate::tcp::SSTHRESH_INFINITE {
+        f64::INFINITY
+    } else {
+        ssthresh as f64
     }
 }
 

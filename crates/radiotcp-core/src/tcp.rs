@@ -14,6 +14,9 @@ use std::collections::{BTreeMap, VecDeque};
 use crate::config::{TcpConfig, TcpVariant};
 use crate::engine::{millis, Time};
 
+/// The "arbitrarily high" initial ssthresh (RFC 5681 §3.1): larger than any window we reach.
+pub const SSTHRESH_INFINITE: u64 = u64::MAX / 4;
+
 /// A data segment the sender wants on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Segment {
@@ -43,8 +46,7 @@ impl SenderParams {
             variant: c.variant,
             mss,
             initial_window: c.initial_window_segments as u64 * mss as u64,
-            // "Arbitrarily high" (RFC 5681 §3.1): larger than any window we can reach.
-            initial_ssthresh: c.initial_ssthresh_bytes.unwrap_or(u64::MAX / 4),
+            initial_ssthresh: c.initial_ssthresh_bytes.unwrap_or(SSTHRESH_INFINITE),
             initial_rto: millis(c.initial_rto_ms),
             min_rto: millis(c.min_rto_ms),
             max_rto: millis(c.max_rto_ms),

@@ -156,3 +156,17 @@ fn invalid_values_name_the_key() {
     let e = ScenarioConfig::from_json(&j.to_string()).unwrap_err();
     assert!(e.allowed.contains("unknown field `bogus`"), "{e}");
 }
+
+#[test]
+fn start_jitter_draws_per_run_and_differs_between_runs() {
+    let mut c = wired(384.0, 2, 20.0);
+    c.flows.start_jitter_s = 1.0;
+    let a = run(&c, 5, 0, &RunOptions::default()).unwrap();
+    let b = run(&c, 5, 1, &RunOptions::default()).unwrap();
+    for f in a.flows.iter().chain(&b.flows) {
+        assert!((0.0..1.0).contains(&f.start_s), "start {}", f.start_s);
+    }
+    assert_ne!(a.flows[0].start_s, b.flows[0].start_s);
+    assert_ne!(a.flows[0].start_s, a.flows[1].start_s);
+    assert_eq!(a, run(&c, 5, 0, &RunOptions::default()).unwrap());
+}
