@@ -90,9 +90,11 @@ pub struct TcpSender {
     rwnd: u64,
     dupacks: u32,
     in_recovery: bool,
-    /// NewReno `recover` (RFC 6582 §3.2), as an exclusive end: recovery ends when
-    /// SND.UNA >= recover, and a new fast retransmit needs the ACK to have reached it.
-    recover: u64,
+    /// NewReno `recover` (RFC 6582 §3.2): the highest sequence number sent when recovery or
+    /// an RTO began, kept here as HighTx then (one past that byte); `None` before any (the
+    /// RFC's "initialised to the ISN"). A full ACK has ack >= recover; a new fast retransmit
+    /// needs the ACK to cover *more* than recover, i.e. ack > recover.
+    recover: Option<u64>,
     /// RFC 6582 §3.2 step 5: only the first partial ACK restarts the timer.
     partial_ack_seen: bool,
     /// A fast retransmit or partial-ACK retransmission of SND.UNA is due.
@@ -123,7 +125,7 @@ impl TcpSender {
             high_tx: 0,
             dupacks: 0,
             in_recovery: false,
-            recover: 0,
+            recover: None,
             partial_ack_seen: false,
             retransmit_pending: false,
             srtt: None,
@@ -264,7 +266,7 @@ impl TcpSender {
                 self.snd_nxt = ack;
             }
             if self.in_recovery {
-                if self.p.variant == TcpVariant::NewReno && ack < self.recover {
+                if self.p.variant == TcpVariant::NewReno && self.recover.is_some_and(|r| ack < r) {
                     self.on_partial_ack(now, newly_acked);
                     return;
                 }
@@ -282,25 +284,26 @@ impl TcpSender {
             self.dupacks = 0;
             self.restart_or_stop_timer(now);
         } else if ack == self.snd_una && self.snd_una < self.high_tx {
-            self.on_dupack();
+            self.on_dupack(ack);
         }
         // ack < SND.UNA: an old ACK, reordered or duplicated in the network; ignored.
     }
 
-    fn on_dupack(&mut self) {
+    fn on_dupack(&mut self, ack: u64) {
         let mss = self.p.mss as u64;
         self.dupacks += 1;
         if self.in_recovery {
             // RFC 5681 §3.2 step 4: each further duplicate inflates the window.
             self.cwnd += mss;
         } else if self.dupacks == 3 {
-            // RFC 6582 §3.2 step 2: no new recovery until the ACK has reached `recover`; this
-            // stops a second fast retransmit right after an RTO.
-            if self.p.variant == TcpVariant::NewReno && self.snd_una < self.recover {
+            // RFC 6582 §3.2 step 2: enter only if the cumulative ACK covers more than
+            // `recover`. Duplicates of exactly HighTx-at-RTO come from go-back-N copies of data
+            // the receiver already holds; they must not start a second, spurious recovery.
+            if self.p.variant == TcpVariant::NewReno && self.recover.is_some_and(|r| ack <= r) {
                 return;
             }
             self.ssthresh = (self.flight_size() / 2).max(2 * mss);
-            self.recover = self.high_tx;
+            self.recover = Some(self.high_tx);
             self.in_recovery = true;
             self.partial_ack_seen = false;
             self.cwnd = self.ssthresh + 3 * mss;
@@ -394,7 +397,7 @@ impl TcpSender {
         }
         self.cwnd = mss;
         // RFC 6582 §3.2 step 4 (RTO sets recover) and go-back-N from SND.UNA.
-        self.recover = self.high_tx;
+        self.recover = Some(self.high_tx);
         self.in_recovery = false;
         self.dupacks = 0;
         self.retransmit_pending = false;

@@ -278,3 +278,42 @@ fn reno_needs_more_than_one_recovery_for_two_losses_in_a_window() {
     assert_eq!(h.delivered, h.rcv.rcv_nxt());
     h.assert_no_violations();
 }
+
+/// RFC 6582 §3.2 step 2: after an RTO, `recover` = the highest byte sent; duplicate ACKs that do
+/// not cover more than it (go-back-N copies of data the receiver already had) must not start a
+/// fast retransmit, while duplicates beyond it may.
+#[test]
+fn newreno_no_fast_retransmit_for_dupacks_not_beyond_recover() {
+    use radiotcp_core::tcp::{SenderParams, TcpSender};
+    let mut cfg = tcp_config(TcpVariant::NewReno, 1);
+    cfg.initial_window_segments = 4;
+    let mut s = TcpSender::new(SenderParams::from_config(&cfg));
+    s.start();
+    let first: Vec<_> = std::iter::from_fn(|| s.poll_transmit(0)).collect();
+    assert_eq!(first.len(), 4);
+    s.on_timeout(millis(1000.0));
+    assert_eq!(s.poll_transmit(millis(1000.0)).map(|g| g.seq), Some(0));
+    // The receiver held segments 1-3: the retransmission is acknowledged up to HighTx.
+    s.on_ack(millis(1100.0), 4 * MSS, 65_535);
+    let new: Vec<_> = std::iter::from_fn(|| s.poll_transmit(millis(1100.0))).collect();
+    assert_eq!(new.len(), 2, "cwnd 2 MSS after the ACK");
+    for _ in 0..3 {
+        s.on_ack(millis(1150.0), 4 * MSS, 65_535);
+    }
+    assert_eq!(
+        s.stats.fast_retransmits, 0,
+        "ack == recover does not cover more than it"
+    );
+    assert!(!s.in_recovery());
+    // An ACK beyond recover, then three duplicates of it: a genuine new loss.
+    s.on_ack(millis(1200.0), 5 * MSS, 65_535);
+    while s.poll_transmit(millis(1200.0)).is_some() {}
+    for _ in 0..3 {
+        s.on_ack(millis(1250.0), 5 * MSS, 65_535);
+    }
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert_eq!(
+        s.poll_transmit(millis(1250.0)).map(|g| g.seq),
+        Some(5 * MSS)
+    );
+}
