@@ -170,6 +170,22 @@ impl TimerSlot {
         Some(self.generation)
     }
 
+    /// Keep the slot's event in step with an entity's `poll_timeout()`: schedule
+    /// `event(generation)` at the deadline when the pending event would fire too late.
+    #[inline]
+    pub fn sync<E>(
+        &mut self,
+        q: &mut EventQueue<E>,
+        deadline: Option<Time>,
+        event: impl FnOnce(u32) -> E,
+    ) {
+        if let Some(d) = deadline {
+            if let Some(generation) = self.arm(d) {
+                q.schedule(d, event(generation));
+            }
+        }
+    }
+
     /// An event with `generation` fired. True if it is the live event (then the slot is idle
     /// until armed again), false if it was superseded.
     #[inline]

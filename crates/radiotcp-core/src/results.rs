@@ -80,14 +80,15 @@ pub struct Traces {
 }
 
 impl Traces {
-    pub fn named(&self) -> [(&'static str, &Trace); 6] {
+    /// The traces by name, consuming them (no copy on the way to Python).
+    pub fn into_named(self) -> [(&'static str, Trace); 6] {
         [
-            ("cwnd", &self.cwnd),
-            ("ssthresh", &self.ssthresh),
-            ("seq_sent", &self.seq_sent),
-            ("seq_received", &self.seq_received),
-            ("seq_dropped", &self.seq_dropped),
-            ("queue", &self.queue),
+            ("cwnd", self.cwnd),
+            ("ssthresh", self.ssthresh),
+            ("seq_sent", self.seq_sent),
+            ("seq_received", self.seq_received),
+            ("seq_dropped", self.seq_dropped),
+            ("queue", self.queue),
         ]
     }
 }

@@ -186,17 +186,13 @@ impl WiredScenario {
             self.send_on(now, 0, Dir::Data, pkt);
         }
         let fl = &mut self.flows[f as usize];
-        if let Some(d) = fl.sender.poll_timeout() {
-            if let Some(generation) = fl.snd_timer.arm(d) {
-                self.q.schedule(
-                    d,
-                    Event::SenderTimer {
-                        flow: f,
-                        generation,
-                    },
-                );
-            }
-        }
+        fl.snd_timer
+            .sync(&mut self.q, fl.sender.poll_timeout(), |generation| {
+                Event::SenderTimer {
+                    flow: f,
+                    generation,
+                }
+            });
         if let Some(t) = self.traces.as_mut() {
             let cur = (fl.sender.cwnd(), fl.sender.ssthresh());
             if cur.0 != fl.traced.0 {
@@ -212,17 +208,13 @@ impl WiredScenario {
     /// Send the receiver's ACK (if any) towards the server and keep its timer in step.
     fn after_receiver(&mut self, now: Time, f: u32, ack: Option<Ack>) {
         let fl = &mut self.flows[f as usize];
-        if let Some(d) = fl.receiver.poll_timeout() {
-            if let Some(generation) = fl.rcv_timer.arm(d) {
-                self.q.schedule(
-                    d,
-                    Event::ReceiverTimer {
-                        flow: f,
-                        generation,
-                    },
-                );
-            }
-        }
+        fl.rcv_timer
+            .sync(&mut self.q, fl.receiver.poll_timeout(), |generation| {
+                Event::ReceiverTimer {
+                    flow: f,
+                    generation,
+                }
+            });
         if let Some(a) = ack {
             let pkt = Packet {
                 flow: f,

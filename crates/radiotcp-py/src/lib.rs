@@ -58,7 +58,7 @@ fn simulate<'py>(
         (outcome, pending, t0.elapsed().as_secs_f64())
     });
 
-    let result: RunResult = match outcome {
+    let mut result: RunResult = match outcome {
         Ok(r) => r,
         Err(RunError::Config(e)) => return Err(config_error(py, &e)),
         Err(RunError::Interrupted) => {
@@ -67,15 +67,15 @@ fn simulate<'py>(
     };
 
     let out = topy::to_py(py, &result)?.cast_into::<PyDict>()?;
-    match &result.traces {
+    match result.traces.take() {
         None => out.set_item("traces", py.None())?,
         Some(t) => {
             let all = PyDict::new(py);
-            for (name, trace) in t.named() {
+            for (name, trace) in t.into_named() {
                 let d = PyDict::new(py);
-                d.set_item("time_s", trace.time_s.clone().into_pyarray(py))?;
-                d.set_item("id", trace.id.clone().into_pyarray(py))?;
-                d.set_item("value", trace.value.clone().into_pyarray(py))?;
+                d.set_item("time_s", trace.time_s.into_pyarray(py))?;
+                d.set_item("id", trace.id.into_pyarray(py))?;
+                d.set_item("value", trace.value.into_pyarray(py))?;
                 all.set_item(name, d)?;
             }
             out.set_item("traces", all)?;

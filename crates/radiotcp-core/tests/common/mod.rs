@@ -107,11 +107,8 @@ impl Harness {
             self.violations
                 .push(format!("cwnd {} < MSS at {now}", self.snd.cwnd()));
         }
-        if let Some(d) = self.snd.poll_timeout() {
-            if let Some(g) = self.snd_timer.arm(d) {
-                self.q.schedule(d, Ev::SndTimer(g));
-            }
-        }
+        self.snd_timer
+            .sync(&mut self.q, self.snd.poll_timeout(), Ev::SndTimer);
     }
 
     /// New data outside recovery never takes the flight size above min(cwnd, rwnd).
@@ -128,11 +125,8 @@ impl Harness {
     }
 
     fn after_receiver(&mut self, now: Time, ack: Option<Ack>) {
-        if let Some(d) = self.rcv.poll_timeout() {
-            if let Some(g) = self.rcv_timer.arm(d) {
-                self.q.schedule(d, Ev::RcvTimer(g));
-            }
-        }
+        self.rcv_timer
+            .sync(&mut self.q, self.rcv.poll_timeout(), Ev::RcvTimer);
         if let Some(a) = ack {
             let idx = self.acks.len() as u64;
             self.acks.push((now, a));
