@@ -1,0 +1,352 @@
+"""Figures of sweep results and of one run's traces (matplotlib, Agg, no pyplot state).
+
+Every function returns a :class:`matplotlib.figure.Figure` built with the object-oriented API,
+so nothing here touches pyplot's global figure manager or needs a display. Write a figure with
+:func:`save`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+__all__ = [
+    "label_for",
+    "plot_goodput_delay",
+    "plot_metric_vs_param",
+    "plot_traces",
+    "save",
+]
+
+PNG_DPI = 150
+
+# Unit suffixes of metric and parameter keys -> readable unit (longest suffix tried first).
+_UNITS: dict[str, str] = {
+    "_packets": "packets",
+    "_bytes": "bytes",
+    "_kbps": "kb/s",
+    "_ms": "ms",
+    "_s": "s",
+}
+
+# Statistic qualifiers that read better in front of the quantity ("delay_mean" -> "mean delay").
+_QUALIFIERS: dict[str, str] = {
+    "mean": "mean",
+    "min": "min",
+    "max": "max",
+    "p50": "median",
+    "p95": "95th-percentile",
+    "p99": "99th-percentile",
+}
+
+# Whole keys whose generic rendering would read badly.
+_KNOWN: dict[str, str] = {
+    "flows.count": "number of flows",
+}
+
+# Dotted prefixes of list-valued configuration sections and the singular of their name.
+_COLLECTIONS: dict[str, str] = {"links": "link", "flows": "flow"}
+
+
+def label_for(key: str) -> str:
+    """Readable axis label of a metric or parameter key, with its unit in parentheses.
+
+    ``goodput_kbps`` -> "goodput (kb/s)", ``delay_mean_ms`` -> "mean delay (ms)",
+    ``links.1.queue.limit_packets`` -> "queue limit (packets)", ``links.0.rate_kbps`` ->
+    "link rate (kb/s)". Keys without a known unit suffix get their underscores and dots turned
+    into spaces.
+    """
+    if key in _KNOWN:
+        return _KNOWN[key]
+    parts = [p for p in key.split(".") if p]
+    if not parts:
+        return key
+    collection = None
+    if len(parts) >= 2 and parts[0] in _COLLECTIONS:
+        collection = _COLLECTIONS[parts[0]]
+        parts = parts[1:]
+    parts = [p for p in parts if not p.isdigit()]
+    if not parts:
+        return key
+    last = parts[-1]
+    unit = None
+    for suffix in sorted(_UNITS, key=len, reverse=True):
+        if last.endswith(suffix) and len(last) > len(suffix):
+            unit = _UNITS[suffix]
+            last = last[: -len(suffix)]
+            break
+    words = [w for w in last.split("_") if w]
+    if not words:
+        return key
+    qualifiers = [_QUALIFIERS[w] for w in words[1:] if w in _QUALIFIERS]
+    words = [words[0]] + [w for w in words[1:] if w not in _QUALIFIERS]
+    name = " ".join(qualifiers + words)
+    if len(parts) > 1:
+        name = " ".join(p.replace("_", " ") for p in parts[:-1]) + " " + name
+    elif collection is not None:
+        name = f"{collection} {name}"
+    return f"{name} ({unit})" if unit else name
+
+
+def _mean_and_half_width(value: Any) -> tuple[float, float]:
+    """``(mean, ci90 half-width)`` of a metric value: a summary dict, a tuple or a number."""
+    if value is None:
+        return math.nan, math.nan
+    if isinstance(value, Mapping):
+        mean = value.get("mean", math.nan)
+        hw = value.get("ci90_half_width", math.nan)
+    elif isinstance(value, Sequence) and not isinstance(value, str):
+        mean = value[0] if len(value) > 0 else math.nan
+        hw = value[1] if len(value) > 1 else math.nan
+    else:
+        mean, hw = value, math.nan
+    mean = math.nan if mean is None else float(mean)
+    hw = math.nan if hw is None else float(hw)
+    return mean, hw
+
+
+def _sort_key(v: Any) -> tuple[int, Any]:
+    """Numbers before everything else, numbers by value, the rest by their text."""
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return (0, float(v))
+    return (1, str(v))
+
+
+def _draw_metric(
+    ax: Axes, points: Sequence[Mapping[str, Any]], x: str, metric: str, group: str | None
+) -> int:
+    """Draw one line (with CI error bars) per group value into ``ax``; returns the line count."""
+    groups: dict[Any, list[Mapping[str, Any]]] = {}
+    for p in points:
+        if x not in p or metric not in p:
+            continue
+        g = p.get(group) if group is not None else None
+        groups.setdefault(g, []).append(p)
+    for i, g in enumerate(sorted(groups, key=_sort_key)):
+        pts = sorted(groups[g], key=lambda p: _sort_key(p[x]))
+        xs = [p[x] for p in pts]
+        stats = [_mean_and_half_width(p[metric]) for p in pts]
+        ys = np.array([s[0] for s in stats], dtype=np.float64)
+        hws = np.array([s[1] for s in stats], dtype=np.float64)
+        label = f"{group} = {g}" if group is not None else metric
+        color = f"C{i % 10}"
+        ax.plot(xs, ys, marker="o", markersize=4, color=color, label=label)
+        has_bar = np.isfinite(hws) & np.isfinite(ys)
+        if has_bar.any():
+            ax.errorbar(
+                [xv for xv, b in zip(xs, has_bar, strict=True) if b],
+                ys[has_bar],
+                yerr=hws[has_bar],
+                fmt="none",
+                ecolor=color,
+                elinewidth=1.0,
+                capsize=3,
+                label="_nolegend_",
+            )
+    ax.grid(True, alpha=0.3)
+    return len(groups)
+
+
+def plot_metric_vs_param(
+    points: Sequence[Mapping[str, Any]],
+    x: str,
+    metric: str,
+    group: str | None = None,
+    *,
+    ax: Axes | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+) -> Figure:
+    """One metric against one parameter, one line per value of ``group``.
+
+    ``points`` are dicts holding the parameter values by key and the metric as a summary dict
+    ``{"mean", "ci90_half_width", "n"}`` (a ``(mean, half_width, n)`` tuple or a plain number
+    also works). Error bars are the 90 % confidence half-widths; a NaN half-width draws no bar.
+    Draws into ``ax`` when given and returns its figure.
+    """
+    if ax is None:
+        fig = Figure(figsize=(6.4, 4.4), layout="constrained")
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+    else:
+        fig = ax.get_figure(root=True)
+    n_groups = _draw_metric(ax, points, x, metric, group)
+    ax.set_xlabel(xlabel if xlabel is not None else label_for(x))
+    ax.set_ylabel(ylabel if ylabel is not None else label_for(metric))
+    if title is not None:
+        ax.set_title(title)
+    if group is not None and n_groups > 0:
+        ax.legend(fontsize="small", framealpha=0.85)
+    return fig
+
+
+def plot_goodput_delay(
+    points: Sequence[Mapping[str, Any]],
+    x: str,
+    group: str | None = None,
+    goodput: str = "goodput_kbps",
+    delay: str = "delay_mean_ms",
+) -> Figure:
+    """Goodput (left) and delay (right) against the same parameter, side by side."""
+    fig = Figure(figsize=(11.0, 4.2), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax_g, ax_d = fig.subplots(1, 2)
+    n_groups = _draw_metric(ax_g, points, x, goodput, group)
+    _draw_metric(ax_d, points, x, delay, group)
+    for ax, metric in ((ax_g, goodput), (ax_d, delay)):
+        ax.set_xlabel(label_for(x))
+        ax.set_ylabel(label_for(metric))
+        ax.set_ylim(bottom=0)
+    if group is not None and n_groups > 0:
+        ax_g.legend(fontsize="small", framealpha=0.85)
+    return fig
+
+
+def _series(traces: Mapping[str, Mapping[str, np.ndarray]], name: str, entity: int):
+    """``(time_s, value)`` of one entity's samples in trace ``name`` (empty if absent)."""
+    tr = traces.get(name)
+    if tr is None:
+        return np.empty(0), np.empty(0)
+    t = np.asarray(tr["time_s"], dtype=np.float64)
+    ids = np.asarray(tr["id"])
+    v = np.asarray(tr["value"], dtype=np.float64)
+    sel = ids == entity
+    return t[sel], v[sel]
+
+
+def _busiest_link(traces: Mapping[str, Mapping[str, np.ndarray]]) -> int:
+    """Id of the link whose queue trace reaches the largest length (lowest id on ties)."""
+    tr = traces.get("queue")
+    if tr is None or len(tr["id"]) == 0:
+        return 0
+    ids = np.asarray(tr["id"])
+    v = np.asarray(tr["value"], dtype=np.float64)
+    best, best_max = 0, -math.inf
+    for link in np.unique(ids):
+        m = float(v[ids == link].max())
+        if m > best_max:
+            best, best_max = int(link), m
+    return best
+
+
+def _step_to_end(ax: Axes, t: np.ndarray, v: np.ndarray, t_end: float, **kwargs: Any) -> None:
+    """Step plot holding each value until the next sample, the last one until ``t_end``."""
+    if t.size == 0:
+        return
+    if t_end > t[-1]:
+        t = np.append(t, t_end)
+        v = np.append(v, v[-1])
+    ax.step(t, v, where="post", **kwargs)
+
+
+def plot_traces(
+    traces: Mapping[str, Mapping[str, np.ndarray]],
+    flow: int = 0,
+    link: int | None = None,
+) -> Figure:
+    """Three stacked panels of one run's traces sharing the time axis.
+
+    Top: packets in the data-direction queue of ``link`` (default: the link whose queue grows
+    longest). Middle: cwnd and ssthresh of ``flow`` in KB (an infinite ssthresh is not drawn).
+    Bottom: first byte (in KB) of every data segment of ``flow`` sent and received, drops
+    marked with a red x. ``traces`` is ``simulate(..., traces=True)["traces"]``.
+    """
+    if link is None:
+        link = _busiest_link(traces)
+    t_end = 0.0
+    for tr in traces.values():
+        if len(tr["time_s"]) > 0:
+            t_end = max(t_end, float(np.max(tr["time_s"])))
+
+    fig = Figure(figsize=(8.0, 8.0), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax_q, ax_w, ax_s = fig.subplots(3, 1, sharex=True)
+
+    tq, q = _series(traces, "queue", link)
+    _step_to_end(ax_q, tq, q, t_end, color="C0", linewidth=0.9)
+    ax_q.set_ylabel("queue length (packets)")
+    ax_q.set_title(f"link {link}: data-direction queue", fontsize="medium")
+    ax_q.set_ylim(bottom=0)
+
+    tw, w = _series(traces, "cwnd", flow)
+    _step_to_end(ax_w, tw, w / 1000.0, t_end, color="C0", linewidth=1.0, label="cwnd")
+    ts, s = _series(traces, "ssthresh", flow)
+    finite = np.isfinite(s)
+    if finite.any():
+        # Hold each finite ssthresh until the next change; an infinite one is left blank.
+        s_kb = np.where(finite, s / 1000.0, np.nan)
+        _step_to_end(
+            ax_w, ts, s_kb, t_end, color="C1", linestyle="--", linewidth=1.0, label="ssthresh"
+        )
+    ax_w.set_ylabel("window (KB)")
+    ax_w.set_title(f"flow {flow}: congestion window", fontsize="medium")
+    ax_w.set_ylim(bottom=0)
+    ax_w.legend(loc="best", fontsize="small", framealpha=0.85)
+
+    t_sent, seq_sent = _series(traces, "seq_sent", flow)
+    t_recv, seq_recv = _series(traces, "seq_received", flow)
+    t_drop, seq_drop = _series(traces, "seq_dropped", flow)
+    ax_s.plot(
+        t_sent,
+        seq_sent / 1000.0,
+        linestyle="none",
+        marker=".",
+        markersize=2.5,
+        color="C0",
+        label="sent",
+    )
+    ax_s.plot(
+        t_recv,
+        seq_recv / 1000.0,
+        linestyle="none",
+        marker=".",
+        markersize=1.5,
+        color="C2",
+        label="received",
+    )
+    ax_s.plot(
+        t_drop,
+        seq_drop / 1000.0,
+        linestyle="none",
+        marker="x",
+        markersize=6,
+        markeredgewidth=1.3,
+        color="red",
+        label="dropped",
+    )
+    ax_s.set_ylabel("sequence number (KB)")
+    ax_s.set_xlabel("time (s)")
+    ax_s.set_title(f"flow {flow}: data segments", fontsize="medium")
+    legend = ax_s.legend(loc="upper left", fontsize="small", framealpha=0.85)
+    for handle in legend.legend_handles:  # the dots are tiny in the plot; readable in the key
+        handle.set_markersize(6)
+
+    for ax in (ax_q, ax_w, ax_s):
+        ax.grid(True, alpha=0.3)
+    ax_s.set_xlim(0.0, t_end if t_end > 0 else None)
+    return fig
+
+
+def save(fig: Figure, path: str | Path) -> Path:
+    """Write ``fig`` to ``path`` (PNG, PDF or SVG by extension), creating parent directories.
+
+    PNGs are rendered at 150 dpi. Returns the path written.
+    """
+    p = Path(path)
+    ext = p.suffix.lower().lstrip(".")
+    if ext not in ("png", "pdf", "svg"):
+        raise ValueError(f"unsupported figure format {p.suffix!r}: use .png, .pdf or .svg")
+    p.parent.mkdir(parents=True, exist_ok=True)
+    kwargs: dict[str, Any] = {"format": ext}
+    if ext == "png":
+        kwargs["dpi"] = PNG_DPI
+    fig.savefig(p, **kwargs)
+    return p
