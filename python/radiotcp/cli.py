@@ -1,4 +1,5 @@
-"""The ``radiotcp`` command: run and validate scenarios.
+"""The ``radiotcp`` command: run and validate scenarios; sweeps, results, plots and
+reproductions come from :mod:`radiotcp.cli_experiments`.
 
 Exit codes: 0 success, 2 unusable configuration or command line (one line per problem, no
 traceback), 130 interrupted (Ctrl-C).
@@ -54,6 +55,10 @@ MAIN_EPILOG = """\
 examples:
   radiotcp run scenarios/wired-384k.toml --set flows.count=4 --runs 5
   radiotcp validate my-scenario.toml
+  radiotcp sweep my-sweep.toml --output results/my-sweep
+  radiotcp reproduce --list
+  radiotcp reproduce wired-buffer
+  radiotcp results list
   radiotcp run --help
 """
 
@@ -138,6 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_config_args(p_val)
     p_val.set_defaults(func=cmd_validate)
+
+    from .cli_experiments import add_commands
+
+    add_commands(sub)
     return parser
 
 

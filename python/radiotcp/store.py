@@ -1,0 +1,202 @@
+"""Embedded results store: one SQLite file, one row per run, keyed by what determines the run.
+
+Why SQLite (see docs/design.md): it ships with Python, every write is an ACID transaction, and
+in WAL mode a process killed at any instant (``kill -9``) leaves the database as of its last
+commit, so an interrupted sweep resumes with no lost and no duplicated runs. The store is
+written by one process (the sweep driver) and read by any number.
+
+A run's key is the SHA-256 of its fully resolved configuration, seed, run index and the
+radiotcp version: the same key always means the same numbers, so a run is never computed
+twice, and a change of version or of any setting is a different run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DEFAULT_STORE", "RunRecord", "Store", "run_key"]
+
+DEFAULT_STORE = Path("results") / "store.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS configs (
+    hash   TEXT PRIMARY KEY,
+    config TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+    key         TEXT PRIMARY KEY,
+    config_hash TEXT NOT NULL REFERENCES configs(hash),
+    seed        INTEGER NOT NULL,
+    run_index   INTEGER NOT NULL,
+    version     TEXT NOT NULL,
+    metrics     TEXT NOT NULL,
+    wall_time_s REAL NOT NULL,
+    created     REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sweeps (
+    name    TEXT PRIMARY KEY,
+    spec    TEXT NOT NULL,
+    points  INTEGER NOT NULL,
+    runs    INTEGER NOT NULL,
+    created REAL NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS members (
+    sweep     TEXT NOT NULL,
+    key       TEXT NOT NULL,
+    point     INTEGER NOT NULL,
+    params    TEXT NOT NULL,
+    PRIMARY KEY (sweep, key)
+);
+"""
+
+
+def canonical(obj: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces; the form hashed into run keys."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=True)
+
+
+def run_key(config: Mapping[str, Any] | str, seed: int, run_index: int, version: str) -> str:
+    """Key of one run: SHA-256 of the canonical JSON of (resolved config, seed, run index,
+    version). `config` may be given already in canonical form (`canonical(config)`), which a
+    sweep does once per point rather than once per run."""
+    cfg = config if isinstance(config, str) else canonical(config)
+    rest = f'"run_index":{int(run_index)},"seed":{int(seed)},"version":{json.dumps(version)}'
+    doc = f'{{"config":{cfg},{rest}}}'
+    return hashlib.sha256(doc.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One stored run as a sweep sees it."""
+
+    key: str
+    point: int
+    params: dict[str, Any]
+    seed: int
+    run_index: int
+    metrics: dict[str, float]
+    wall_time_s: float
+
+
+class Store:
+    """A results store in one SQLite file (created with its folder on first use)."""
+
+    def __init__(self, path: str | Path = DEFAULT_STORE) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=60.0)
+        # WAL: readers never block the writer, and a killed writer loses only its open
+        # transaction. synchronous=NORMAL is durable against process death (not power loss).
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+        self._db.commit()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def register_sweep(self, name: str, spec: Mapping[str, Any], points: int, runs: int) -> None:
+        now = time.time()
+        self._db.execute(
+            "INSERT INTO sweeps(name, spec, points, runs, created, updated) VALUES (?,?,?,?,?,?)"
+            " ON CONFLICT(name) DO UPDATE SET spec=excluded.spec, points=excluded.points,"
+            " runs=excluded.runs, updated=excluded.updated",
+            (name, canonical(spec), points, runs, now, now),
+        )
+        self._db.commit()
+
+    def add_members(self, sweep: str, rows: Iterable[tuple[str, int, Mapping[str, Any]]]) -> None:
+        """Record which run keys (with their point index and parameters) make up a sweep."""
+        self._db.execute("DELETE FROM members WHERE sweep = ?", (sweep,))
+        self._db.executemany(
+            "INSERT OR REPLACE INTO members(sweep, key, point, params) VALUES (?,?,?,?)",
+            ((sweep, key, point, canonical(dict(params))) for key, point, params in rows),
+        )
+        self._db.commit()
+
+    def put_config(self, config_json: str) -> str:
+        """Store a resolved configuration (JSON text) once; returns its hash."""
+        h = hashlib.sha256(config_json.encode()).hexdigest()
+        self._db.execute(
+            "INSERT OR IGNORE INTO configs(hash, config) VALUES (?, ?)", (h, config_json)
+        )
+        self._db.commit()
+        return h
+
+    def put_runs(self, rows: Sequence[tuple[str, str, int, int, str, str, float]]) -> None:
+        """Store finished runs in one transaction: (key, config_hash, seed, run_index, version,
+        metrics as JSON, wall_time_s). A key already present is left as it is."""
+        now = time.time()
+        with self._db:
+            self._db.executemany(
+                "INSERT OR IGNORE INTO runs"
+                "(key, config_hash, seed, run_index, version, metrics, wall_time_s, created)"
+                " VALUES (?,?,?,?,?,?,?,?)",
+                ((*row, now) for row in rows),
+            )
+
+    def config(self, config_hash: str) -> dict[str, Any] | None:
+        row = self._db.execute("SELECT config FROM configs WHERE hash = ?", (config_hash,))
+        found = row.fetchone()
+        return json.loads(found[0]) if found else None
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def existing(self, keys: Iterable[str]) -> set[str]:
+        """The subset of `keys` already stored."""
+        keys = list(keys)
+        found: set[str] = set()
+        for i in range(0, len(keys), 500):
+            chunk = keys[i : i + 500]
+            q = f"SELECT key FROM runs WHERE key IN ({','.join('?' * len(chunk))})"
+            found.update(k for (k,) in self._db.execute(q, chunk))
+        return found
+
+    def sweeps(self) -> list[dict[str, Any]]:
+        """Every sweep with its expected and stored run counts."""
+        q = (
+            "SELECT s.name, s.points, s.runs, s.updated,"
+            " (SELECT COUNT(*) FROM members m JOIN runs r ON r.key = m.key"
+            "  WHERE m.sweep = s.name) AS done,"
+            " (SELECT COUNT(*) FROM members m WHERE m.sweep = s.name) AS expected"
+            " FROM sweeps s ORDER BY s.name"
+        )
+        cols = ["name", "points", "runs", "updated", "done", "expected"]
+        return [dict(zip(cols, row, strict=True)) for row in self._db.execute(q)]
+
+    def sweep_spec(self, name: str) -> dict[str, Any] | None:
+        row = self._db.execute("SELECT spec FROM sweeps WHERE name = ?", (name,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def sweep_runs(self, name: str) -> Iterator[RunRecord]:
+        """Stored runs of a sweep, by point then run index."""
+        q = (
+            "SELECT m.key, m.point, m.params, r.seed, r.run_index, r.metrics, r.wall_time_s"
+            " FROM members m JOIN runs r ON r.key = m.key WHERE m.sweep = ?"
+            " ORDER BY m.point, r.run_index"
+        )
+        parsed: dict[str, dict[str, Any]] = {}  # the parameters repeat for every run of a point
+        for key, point, params, seed, idx, metrics, wall in self._db.execute(q, (name,)):
+            p = parsed.get(params)
+            if p is None:
+                p = parsed[params] = json.loads(params)
+            yield RunRecord(key, point, p, seed, idx, json.loads(metrics), wall)
+
+    def count_runs(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])

@@ -1,0 +1,365 @@
+"""Parameter sweeps with replications: expansion, seeds, execution, resumption, aggregation.
+
+A sweep is a base scenario, fixed settings (``set``), a cartesian grid (``grid``) and zipped
+lists (``zip``, one more axis whose lists advance together), and ``runs`` replications per
+point. Run ``r`` of a point uses the seed derived from (base seed, the point's parameters)
+and run index ``r``: the same point always gets the same seeds whatever else the grid holds,
+and every run is stored in the results store under a key of its full configuration, so a
+repeated or interrupted sweep computes only what is missing.
+
+Execution is local (a process pool over all cores by default, or in-process with
+``jobs=1``) or on a Dask cluster (``cluster=`` a scheduler address or a ``Client``); the
+results are identical because every run is a pure function of its configuration and seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import os
+import tomllib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from . import _core
+from ._worker import Done, Task, run_chunk
+from .config import load, load_toml, parse_override, to_core_json, to_dict
+from .errors import ConfigError
+from .stats import mean_ci
+from .store import RunRecord, Store, canonical, run_key
+
+__all__ = [
+    "PlannedRun",
+    "SweepResult",
+    "SweepSpec",
+    "derive_seed",
+    "expand_points",
+    "load_sweep",
+    "plan",
+    "run_sweep",
+]
+
+
+class SweepSpec(BaseModel):
+    """A sweep file (TOML). Paths are relative to the file that names them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(
+        pattern=r"^[A-Za-z0-9_.-]+$",
+        description="Name of the sweep in the results store (letters, digits, '_', '-', '.').",
+    )
+    base: str | None = Field(
+        None, description="Scenario TOML the sweep starts from; unset = built-in defaults."
+    )
+    runs: int = Field(20, ge=1, description="Replications per point.")
+    seed: int = Field(1, ge=0, lt=2**64, description="Base seed; point seeds derive from it.")
+    set: dict[str, Any] = Field(
+        default_factory=dict, description="Settings applied to every point (dotted keys)."
+    )
+    grid: dict[str, list[Any]] = Field(
+        default_factory=dict, description="Cartesian product of these value lists."
+    )
+    zip: dict[str, list[Any]] = Field(
+        default_factory=dict,
+        description="Lists of equal length taken together as one more axis of the grid.",
+    )
+
+    @model_validator(mode="after")
+    def _axes(self) -> SweepSpec:
+        for k, v in self.grid.items():
+            if not v:
+                raise ValueError(f"grid.{k}: expected a non-empty list of values")
+        lengths = {k: len(v) for k, v in self.zip.items()}
+        if len(set(lengths.values())) > 1:
+            raise ValueError(f"zip: all lists must have the same length, got {lengths}")
+        if self.zip and not next(iter(lengths.values())):
+            raise ValueError("zip: lists must not be empty")
+        both = set(self.grid) & set(self.zip)
+        if both:
+            raise ValueError(f"keys both in grid and zip: {sorted(both)}")
+        return self
+
+
+def load_sweep(
+    source: str | Path | Mapping[str, Any],
+    *,
+    runs: int | None = None,
+    seed: int | None = None,
+    overrides: Sequence[str] = (),
+) -> tuple[SweepSpec, Path]:
+    """Read and validate a sweep file (or dict); returns the spec and the folder that relative
+    paths start from. ``runs``/``seed`` replace the file's; ``overrides`` (``key=value``) are
+    added to its ``set``."""
+    if isinstance(source, Mapping):
+        raw, base_dir = dict(source), Path.cwd()
+    else:
+        path = Path(source)
+        try:
+            raw = tomllib.loads(path.read_text())
+        except FileNotFoundError:
+            raise ConfigError("<file>", str(path), "an existing sweep file") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError("<file>", str(path), f"valid TOML ({e})") from None
+        base_dir = path.resolve().parent
+    if runs is not None:
+        raw["runs"] = runs
+    if seed is not None:
+        raw["seed"] = seed
+    if overrides:
+        raw["set"] = {**raw.get("set", {}), **dict(parse_override(o) for o in overrides)}
+    try:
+        spec = SweepSpec.model_validate(raw)
+    except ValidationError as e:
+        problems = [
+            ConfigError(
+                ".".join(str(x) for x in err["loc"]) or "<sweep>",
+                "" if err["type"] == "missing" else json.dumps(err.get("input"), default=str),
+                err["msg"],
+            )
+            for err in e.errors()
+        ]
+        raise ConfigError.from_problems(problems) from None
+    return spec, base_dir
+
+
+def expand_points(spec: SweepSpec) -> list[dict[str, Any]]:
+    """The sweep's points: the cartesian product of the grid axes (in file order) and the zip
+    axis, each point a dict of dotted key -> value. No axes: one point with no parameters."""
+    axes: list[list[dict[str, Any]]] = [[{k: v} for v in vals] for k, vals in spec.grid.items()]
+    if spec.zip:
+        n = len(next(iter(spec.zip.values())))
+        axes.append([{k: vals[i] for k, vals in spec.zip.items()} for i in range(n)])
+    points = []
+    for combo in itertools.product(*axes):
+        p: dict[str, Any] = {}
+        for part in combo:
+            p.update(part)
+        points.append(p)
+    return points
+
+
+def derive_seed(base_seed: int, params: Mapping[str, Any]) -> int:
+    """A point's seed: 63 bits of SHA-256 over (base seed, the point's parameters)."""
+    doc = json.dumps({"seed": base_seed, "params": params}, sort_keys=True, default=str)
+    return int.from_bytes(hashlib.sha256(doc.encode()).digest()[:8], "big") >> 1
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    key: str
+    point: int
+    params: dict[str, Any]
+    config: dict[str, Any]
+    config_json: str
+    seed: int
+    run_index: int
+
+
+def plan(spec: SweepSpec, base_dir: Path) -> list[PlannedRun]:
+    """Resolve and validate every point (all problems of all points reported together) and list
+    every run of the sweep."""
+    base: Any = None
+    if spec.base is not None:
+        base = load_toml(base_dir / spec.base)
+    version = _core.version()
+    runs: list[PlannedRun] = []
+    problems: list[ConfigError] = []
+    for i, params in enumerate(expand_points(spec)):
+        try:
+            cfg = load(base, {**spec.set, **params})
+        except ConfigError as e:
+            where = ", ".join(f"{k}={v!r}" for k, v in params.items()) or "the base"
+            problems.extend(
+                ConfigError(p.key, p.value, f"{p.allowed} (point {i}: {where})") for p in e.problems
+            )
+            continue
+        config = to_dict(cfg)
+        doc = to_core_json(cfg)
+        canon = canonical(config)
+        seed = derive_seed(spec.seed, params)
+        runs.extend(
+            PlannedRun(run_key(canon, seed, r, version), i, params, config, doc, seed, r)
+            for r in range(spec.runs)
+        )
+    if problems:
+        raise ConfigError.from_problems(problems)
+    return runs
+
+
+# ----------------------------------------------------------------------------------------------
+# Results of a sweep
+# ----------------------------------------------------------------------------------------------
+
+
+def _metric_names(records: Sequence[RunRecord]) -> list[str]:
+    names: dict[str, None] = {}
+    for r in records:
+        names.update(dict.fromkeys(r.metrics))
+    return list(names)
+
+
+@dataclass
+class SweepResult:
+    """The stored runs of a sweep: ``rows()`` one per run, ``points()`` one per point."""
+
+    name: str
+    records: list[RunRecord]
+    expected: int
+    computed: int = 0
+    wall_time_s: float = 0.0
+    metrics: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.metrics:
+            self.metrics = _metric_names(self.records)
+
+    def _value(self, r: RunRecord, m: str) -> float:
+        # A drop reason that never occurred in a run is 0 there, not missing.
+        return float(r.metrics.get(m, 0.0 if m.startswith("drops.") else math.nan))
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One flat row per run: point, parameters, seed, run_index, every metric."""
+        out = []
+        for r in self.records:
+            row: dict[str, Any] = {"point": r.point, **r.params}
+            row.update(seed=r.seed, run_index=r.run_index)
+            row.update({m: self._value(r, m) for m in self.metrics})
+            out.append(row)
+        return out
+
+    def points(self) -> list[dict[str, Any]]:
+        """One row per point: parameters, n, and ``<metric>``, ``<metric>.ci90``,
+        ``<metric>.n`` (mean, 90% Student-t half-width, finite samples) for every metric."""
+        by_point: dict[int, list[RunRecord]] = {}
+        for r in self.records:
+            by_point.setdefault(r.point, []).append(r)
+        out = []
+        for p, recs in sorted(by_point.items()):
+            row: dict[str, Any] = {"point": p, **recs[0].params, "runs": len(recs)}
+            for m in self.metrics:
+                mean, half, n = mean_ci(self._value(r, m) for r in recs)
+                row[m] = mean
+                row[f"{m}.ci90"] = half
+                row[f"{m}.n"] = n
+            out.append(row)
+        return out
+
+    def param_names(self) -> list[str]:
+        names: dict[str, None] = {}
+        for r in self.records:
+            names.update(dict.fromkeys(r.params))
+        return list(names)
+
+
+def read_sweep(store: Store, name: str) -> SweepResult:
+    """The sweep as stored (possibly incomplete)."""
+    records = list(store.sweep_runs(name))
+    info = next((s for s in store.sweeps() if s["name"] == name), None)
+    if info is None:
+        known = ", ".join(s["name"] for s in store.sweeps()) or "none"
+        raise ConfigError("sweep", name, f"a sweep in the store {store.path} (known: {known})")
+    return SweepResult(name=name, records=records, expected=int(info["expected"]))
+
+
+# ----------------------------------------------------------------------------------------------
+# Execution
+# ----------------------------------------------------------------------------------------------
+
+
+def _chunks(tasks: Sequence[Task], workers: int) -> list[list[Task]]:
+    """Chunks big enough that a task's cost dwarfs its dispatch, small enough (>= 8 per worker)
+    to balance load and show progress."""
+    size = max(1, min(64, math.ceil(len(tasks) / (8 * max(1, workers)))))
+    return [list(tasks[i : i + size]) for i in range(0, len(tasks), size)]
+
+
+def _run_local(chunks: list[list[Task]], jobs: int) -> Iterator[list[Done]]:
+    if jobs <= 1:
+        for c in chunks:
+            yield run_chunk(c)
+        return
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    try:
+        pending = {pool.submit(run_chunk, c) for c in chunks}
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in finished:
+                yield f.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _run_dask(chunks: list[list[Task]], cluster: Any) -> Iterator[list[Done]]:
+    from distributed import Client, as_completed
+
+    client = cluster if isinstance(cluster, Client) else Client(cluster)
+    try:
+        futures = client.map(run_chunk, chunks, pure=False)
+        try:
+            for fut in as_completed(futures):
+                yield fut.result()
+        finally:
+            client.cancel(futures)
+    finally:
+        if client is not cluster:
+            client.close()
+
+
+def run_sweep(
+    spec: SweepSpec,
+    base_dir: Path,
+    store: Store,
+    *,
+    jobs: int | None = None,
+    cluster: Any = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> SweepResult:
+    """Run what the store lacks of a sweep and return all of it.
+
+    ``jobs``: local worker processes (default: all cores; 1 = in this process). ``cluster``: a
+    Dask scheduler address or ``distributed.Client`` instead of the local pool.
+    ``progress(done, total)`` is called as chunks finish (``done`` counts runs computed now).
+    Each finished chunk is committed before the next is awaited, so an interruption loses at
+    most the chunks in flight.
+    """
+    planned = plan(spec, base_dir)
+    store.register_sweep(
+        spec.name, spec.model_dump(mode="json"), len(planned) // spec.runs, spec.runs
+    )
+    store.add_members(spec.name, ((p.key, p.point, p.params) for p in planned))
+    have = store.existing(p.key for p in planned)
+    todo = [p for p in planned if p.key not in have]
+    by_key = {p.key: p for p in todo}
+    jobs = jobs or os.cpu_count() or 1
+    chunks = _chunks([(p.key, p.config_json, p.seed, p.run_index) for p in todo], jobs)
+    results: Iterable[list[Done]] = (
+        _run_dask(chunks, cluster) if cluster is not None else _run_local(chunks, jobs)
+    )
+    config_hash = {doc: store.put_config(doc) for doc in {p.config_json for p in todo}}
+    done = 0
+    wall = 0.0
+    version = _core.version()
+    if progress is not None:
+        progress(0, len(todo))
+    for batch in results:
+        rows = []
+        for key, metrics, w in batch:
+            p = by_key[key]
+            rows.append((key, config_hash[p.config_json], p.seed, p.run_index, version, metrics, w))
+            wall += w
+        store.put_runs(rows)
+        done += len(batch)
+        if progress is not None:
+            progress(done, len(todo))
+    res = read_sweep(store, spec.name)
+    res.computed = done
+    res.wall_time_s = wall
+    return res

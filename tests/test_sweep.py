@@ -1,0 +1,224 @@
+"""Sweeps: expansion, seeds, the results store, resumption after kill -9, local vs Dask."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from radiotcp.errors import ConfigError
+from radiotcp.store import Store, run_key
+from radiotcp.sweep import SweepSpec, derive_seed, expand_points, load_sweep, plan, run_sweep
+
+from .conftest import PRESET, REPO
+
+
+def spec(**kw) -> SweepSpec:
+    base = {
+        "name": "t",
+        "base": str(PRESET),
+        "runs": 3,
+        "set": {"flows.start_jitter_s": 1.0, "simulation.duration_s": 20.0},
+        "grid": {"links.1.queue.limit_packets": [10, 40], "flows.count": [1, 3]},
+    }
+    base.update(kw)
+    return SweepSpec.model_validate(base)
+
+
+def by_key(res) -> dict[tuple, dict]:
+    return {(r.point, r.run_index): r.metrics for r in res.records}
+
+
+def test_grid_is_cartesian_and_zip_advances_together():
+    s = spec(zip={"tcp.min_rto_ms": [200, 1000], "tcp.max_rto_ms": [60000, 120000]})
+    pts = expand_points(s)
+    assert len(pts) == 2 * 2 * 2
+    assert {(p["tcp.min_rto_ms"], p["tcp.max_rto_ms"]) for p in pts} == {
+        (200, 60000),
+        (1000, 120000),
+    }
+    assert pts[0] == {
+        "links.1.queue.limit_packets": 10,
+        "flows.count": 1,
+        "tcp.min_rto_ms": 200,
+        "tcp.max_rto_ms": 60000,
+    }
+    assert expand_points(spec(grid={})) == [{}]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"zip": {"a.b": [1, 2], "c.d": [1]}},
+        {"grid": {"flows.count": []}},
+        {"name": "has space"},
+        {"runs": 0},
+        {"bogus": 1},
+    ],
+)
+def test_bad_sweep_files_are_errors(bad):
+    with pytest.raises(ConfigError):
+        load_sweep({"name": "t", **bad})
+
+
+def test_bad_point_value_names_key_and_point(tmp_path):
+    s = spec(grid={"links.1.rate_kbps": [384.0, -1.0]})
+    with pytest.raises(ConfigError) as e:
+        plan(s, tmp_path)
+    assert e.value.key == "links.1.rate_kbps"
+    assert "point 1" in e.value.allowed
+
+
+def test_seeds_depend_on_point_not_on_the_rest_of_the_grid():
+    p = {"flows.count": 3, "links.1.queue.limit_packets": 40}
+    assert derive_seed(1, p) == derive_seed(1, dict(reversed(list(p.items()))))
+    assert derive_seed(1, p) != derive_seed(2, p)
+    assert derive_seed(1, p) != derive_seed(1, {**p, "flows.count": 1})
+    assert 0 <= derive_seed(1, p) < 2**63
+    small = {r.key: r.seed for r in plan(spec(grid={"flows.count": [3]}), REPO)}
+    big = {r.key: r.seed for r in plan(spec(grid={"flows.count": [1, 3]}), REPO)}
+    assert set(small.items()) <= set(big.items())
+
+
+def test_run_key_covers_config_seed_index_and_version():
+    cfg = {"a": 1}
+    k = run_key(cfg, 1, 0, "0.1.0")
+    assert k == run_key({"a": 1}, 1, 0, "0.1.0")
+    assert (
+        len(
+            {
+                k,
+                run_key({"a": 2}, 1, 0, "0.1.0"),
+                run_key(cfg, 2, 0, "0.1.0"),
+                run_key(cfg, 1, 1, "0.1.0"),
+                run_key(cfg, 1, 0, "0.2.0"),
+            }
+        )
+        == 5
+    )
+
+
+def test_sweep_is_reproducible_and_rerun_computes_nothing(tmp_path):
+    s = spec()
+    with Store(tmp_path / "a.sqlite") as a, Store(tmp_path / "b.sqlite") as b:
+        ra = run_sweep(s, REPO, a, jobs=2)
+        rb = run_sweep(s, REPO, b, jobs=1)
+        assert ra.computed == rb.computed == 12 == len(ra.records)
+        assert by_key(ra) == by_key(rb), "process pool and in-process give the same runs"
+        again = run_sweep(s, REPO, a, jobs=2)
+        assert again.computed == 0
+        assert by_key(again) == by_key(ra)
+    # Replications differ through the start jitter: three competing flows never coincide.
+    g = [r.metrics["goodput_kbps"] for r in ra.records if r.params["flows.count"] == 3]
+    assert len(set(g)) == len(g) == 6
+
+
+def test_points_aggregate_with_student_t(tmp_path):
+    from scipy import stats
+
+    with Store(tmp_path / "s.sqlite") as st:
+        res = run_sweep(spec(), REPO, st, jobs=1)
+    rows = res.points()
+    assert len(rows) == 4
+    vals = [r.metrics["goodput_kbps"] for r in res.records if r.point == 2]
+    mean = sum(vals) / 3
+    half = stats.t.ppf(0.95, 2) * stats.tstd(vals) / 3**0.5
+    assert rows[2]["goodput_kbps"] == pytest.approx(mean, rel=1e-12)
+    assert rows[2]["goodput_kbps.ci90"] == pytest.approx(half, rel=1e-9)
+    assert rows[2]["goodput_kbps.n"] == 3
+    assert len(res.rows()) == 12
+
+
+def test_more_replications_reuse_the_first_ones(tmp_path):
+    with Store(tmp_path / "s.sqlite") as st:
+        r3 = run_sweep(spec(runs=3), REPO, st, jobs=1)
+        r5 = run_sweep(spec(runs=5), REPO, st, jobs=1)
+    assert r5.computed == 8
+    assert {k: v for k, v in by_key(r5).items() if k[1] < 3} == by_key(r3)
+
+
+SLOW_SWEEP = """
+name = "slow"
+base = "{preset}"
+runs = 6
+[set]
+"simulation.duration_s" = 3000.0
+"flows.start_jitter_s" = 1.0
+[grid]
+"flows.count" = [1, 2, 3, 4]
+"""
+
+
+def test_kill_9_mid_sweep_then_resume_gives_exactly_one_row_per_run(tmp_path):
+    sweep_file = tmp_path / "slow.toml"
+    sweep_file.write_text(SLOW_SWEEP.format(preset=PRESET))
+    store = tmp_path / "store.sqlite"
+    cmd = [
+        sys.executable,
+        "-m",
+        "radiotcp",
+        "sweep",
+        str(sweep_file),
+        "--store",
+        str(store),
+        "--jobs",
+        "1",
+        "--no-progress",
+    ]
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        stored = 0
+        while time.time() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+            if store.exists():
+                try:
+                    with sqlite3.connect(store) as db:
+                        stored = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+                except sqlite3.Error:
+                    continue
+                if stored >= 1:
+                    break
+        assert proc.poll() is None, "the sweep finished before it could be killed"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    with Store(store) as st:
+        partial = st.count_runs()
+    assert 1 <= partial < 24
+    done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(store) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 24
+        assert db.execute("SELECT COUNT(DISTINCT key) FROM runs").fetchone()[0] == 24
+    spec_, base_dir = load_sweep(sweep_file)
+    with Store(store) as st, Store(tmp_path / "clean.sqlite") as clean:
+        resumed = run_sweep(spec_, base_dir, st, jobs=1)
+        assert resumed.computed == 0
+        fresh = run_sweep(spec_, base_dir, clean, jobs=2)
+    assert by_key(resumed) == by_key(fresh)
+
+
+def test_dask_local_cluster_gives_the_local_results(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    s = spec()
+    with Store(tmp_path / "local.sqlite") as st:
+        local = run_sweep(s, REPO, st, jobs=1)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+        Store(tmp_path / "dask.sqlite") as st,
+    ):
+        remote = run_sweep(s, REPO, st, cluster=client)
+    assert remote.computed == 12
+    assert by_key(remote) == by_key(local)
