@@ -1,7 +1,7 @@
 # radiotcp developer tasks. Needs only python3 (3.11+, with venv/pip), cargo (rustup) and gcc.
 #
 #   make test   - format/lint checks, Rust core tests, Python tests (what CI runs)
-#   make demo   - wired-384k preset, 4 flows with start jitter, 20 runs; JSON in results/demo/
+#   make demo   - the wired-buffer reproduction (720 runs, figures, report) into results/demo/
 #   make bench  - benchmarks (bench/run_bench.py)
 #   make lint   - formatting and lint checks only
 #   make fmt    - apply cargo fmt and ruff format
@@ -53,10 +53,10 @@ test: build lint
 	$(BIN)/pytest -q tests
 
 demo: build
-	@mkdir -p results/demo
-	$(BIN)/radiotcp run scenarios/wired-384k.toml --set flows.count=4 \
-		--set flows.start_jitter_s=1.0 --runs 20 --output results/demo/wired-384k-4flows.json
-	@echo "demo results: $(abspath results/demo/wired-384k-4flows.json)"
+	$(BIN)/radiotcp reproduce wired-buffer --out results/demo/wired-buffer \
+		--store results/demo/store.sqlite
+	@echo "demo report: $(abspath results/demo/wired-buffer/report.md)"
+	@echo "demo figures and CSV: $(abspath results/demo/wired-buffer)"
 
 bench: build
 	$(PY) bench/run_bench.py

@@ -1,4 +1,5 @@
-"""Whole-run benchmarks of radiotcp and the side-by-side comparison with ns-3 (`make bench`).
+"""Whole-run benchmarks of radiotcp, the side-by-side comparison with ns-3 and sweep
+throughput (`make bench`).
 
 For the wired-384k preset with 1 and 4 flows and 60 s and 600 s of simulated time, runs the
 radiotcp core (through the Python binding, timing the simulation proper as measured in Rust)
@@ -6,15 +7,22 @@ and the equivalent ns-3 C++ program (bench/ns3/wired.cc, timing Simulator::Run o
 prints both goodputs, both wall times, the speed ratio and events per second. The numbers are
 also written to results/bench/wired-vs-ns3.json.
 
-    python bench/run_bench.py [--skip-ns3] [--repeats N]
+Sweep throughput: a 2000-run sweep of the wired-384k preset (4 flows, 60 s, 100 buffer sizes
+x 20 replications) in one process and on the local pool with all cores, each into a fresh
+store; prints runs per second, the parallel efficiency and the per-run Python overhead next
+to the simulation itself (results/bench/sweep.json).
+
+    python bench/run_bench.py [--skip-ns3] [--skip-sweep] [--repeats N]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -23,11 +31,14 @@ from rich.table import Table
 
 from radiotcp import _core
 from radiotcp.config import load, to_core_json
+from radiotcp.store import Store
+from radiotcp.sweep import SweepSpec, run_sweep
 
 BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
 PRESET = ROOT / "scenarios" / "wired-384k.toml"
 OUT = ROOT / "results" / "bench" / "wired-vs-ns3.json"
+OUT_SWEEP = ROOT / "results" / "bench" / "sweep.json"
 
 sys.path.insert(0, str(BENCH_DIR))
 from ns3_runner import Ns3BenchError, run_ns3  # noqa: E402
@@ -73,9 +84,67 @@ def bench_ns3(flows: int, duration_s: float, repeats: int) -> dict:
     }
 
 
+def bench_sweep(jobs: int, repeats: int = 3) -> dict:
+    """Median over `repeats` of a 2000-run sweep into a fresh store."""
+    spec = SweepSpec.model_validate(
+        {
+            "name": "bench",
+            "base": str(PRESET),
+            "runs": 20,
+            "set": {"flows.count": 4, "flows.start_jitter_s": 1.0},
+            "grid": {"links.1.queue.limit_packets": list(range(5, 105))},
+        }
+    )
+    walls, cores = [], []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as d, Store(Path(d) / "s.sqlite") as st:
+            t0 = time.perf_counter()
+            res = run_sweep(spec, ROOT, st, jobs=jobs)
+            walls.append(time.perf_counter() - t0)
+            cores.append(res.wall_time_s)
+            runs = res.computed
+    wall = statistics.median(walls)
+    core = statistics.median(cores)
+    return {"jobs": jobs, "runs": runs, "wall_s": wall, "core_s": core, "runs_per_s": runs / wall}
+
+
+def sweep_section(console: Console) -> None:
+    cores = os.cpu_count() or 1
+    one = bench_sweep(1)
+    many = bench_sweep(cores)
+    efficiency = many["runs_per_s"] / (cores * one["runs_per_s"])
+    per_run_core = one["core_s"] / one["runs"]
+    per_run_overhead = (one["wall_s"] - one["core_s"]) / one["runs"]
+    t = Table(title="sweep throughput: wired-384k, 4 flows, 60 s runs, 2000 runs")
+    for col in ("workers", "wall s", "runs/s", "core ms/run", "overhead ms/run"):
+        t.add_column(col, justify="right")
+    for r in (one, many):
+        t.add_row(
+            str(r["jobs"]),
+            f"{r['wall_s']:.2f}",
+            f"{r['runs_per_s']:.0f}",
+            f"{1e3 * r['core_s'] / r['runs']:.3f}",
+            f"{1e3 * (r['wall_s'] * r['jobs'] - r['core_s']) / r['runs']:.3f}",
+        )
+    console.print(t)
+    console.print(
+        f"parallel efficiency on {cores} cores: {100 * efficiency:.0f}% "
+        f"(runs/s with {cores} workers / ({cores} x runs/s in one process)); "
+        f"per-run Python overhead in one process {1e3 * per_run_overhead:.3f} ms "
+        f"= {100 * per_run_overhead / per_run_core:.0f}% of the {1e3 * per_run_core:.3f} ms "
+        "simulation (plan, binding, metric flattening, store)."
+    )
+    OUT_SWEEP.parent.mkdir(parents=True, exist_ok=True)
+    OUT_SWEEP.write_text(
+        json.dumps({"one": one, "pool": many, "parallel_efficiency": efficiency}, indent=2)
+    )
+    console.print(f"results: {OUT_SWEEP}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skip-ns3", action="store_true", help="radiotcp only")
+    ap.add_argument("--skip-sweep", action="store_true", help="no sweep-throughput section")
     ap.add_argument("--repeats", type=int, default=20, help="radiotcp runs per case (median)")
     ap.add_argument("--ns3-repeats", type=int, default=3, help="ns-3 runs per 60 s case")
     args = ap.parse_args(argv)
@@ -145,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(rows, indent=2))
     console.print(f"results: {OUT}")
+    if not args.skip_sweep:
+        sweep_section(console)
     return 0
 
 

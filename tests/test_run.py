@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 import radiotcp
-from radiotcp.run import flatten_metrics
+
+from .reference_metrics import flatten_metrics
 
 
 def _raw():
@@ -166,3 +167,34 @@ def test_run_reports_config_errors():
     with pytest.raises(radiotcp.ConfigError) as ei:
         radiotcp.run({"links": [{"name": "a", "rate_kbps": 0}]})
     assert ei.value.key == "links.0.rate_kbps"
+
+
+def _same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        ["flows.count=4"],
+        ["flows.count=1", "links.1.loss_rate=0.02", "simulation.duration_s=5"],
+        ["flows.start_times_s=[0, 59.9]", "flows.count=2"],
+    ],
+)
+def test_core_metrics_equal_the_reference_reduction(overrides):
+    from radiotcp import _core
+    from radiotcp.config import load, to_core_json
+
+    doc = to_core_json(load("scenarios/wired-384k.toml", overrides))
+    raw = _core.simulate(doc, 3, 0)
+    core = raw.pop("metrics")
+    ref = flatten_metrics(raw)
+    assert list(core) == list(ref), "same keys in the same order"
+    for k in ref:
+        assert _same(core[k], ref[k]), k
+    text, _ = _core.simulate_metrics(doc, 3, 0)
+    import json
+
+    from_json = json.loads(text)
+    assert list(from_json) == list(ref)
+    assert all(_same(from_json[k], ref[k]) for k in ref)

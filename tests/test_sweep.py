@@ -222,3 +222,48 @@ def test_dask_local_cluster_gives_the_local_results(tmp_path):
         remote = run_sweep(s, REPO, st, cluster=client)
     assert remote.computed == 12
     assert by_key(remote) == by_key(local)
+
+
+def test_ctrl_c_stops_a_sweep_cleanly_and_keeps_finished_runs(tmp_path):
+    sweep_file = tmp_path / "slow.toml"
+    sweep_file.write_text(SLOW_SWEEP.format(preset=PRESET))
+    store = tmp_path / "store.sqlite"
+    cmd = [
+        sys.executable,
+        "-m",
+        "radiotcp",
+        "sweep",
+        str(sweep_file),
+        "--store",
+        str(store),
+        "--jobs",
+        "2",
+        "--no-progress",
+    ]
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+        try:
+            with sqlite3.connect(store) as db:
+                if db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] >= 1:
+                    break
+        except sqlite3.Error:
+            continue
+    assert proc.poll() is None, "the sweep finished before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130
+    assert "Traceback" not in err
+    assert "run the same command again to resume" in err
+    with Store(store) as st:
+        assert 1 <= st.count_runs() < 24
+
+
+def test_canonical_key_shortcut_matches_the_dict_form():
+    from radiotcp.store import canonical
+
+    cfg = {"b": [1, 2.5, None], "a": {"x": "y"}}
+    assert run_key(canonical(cfg), 3, 4, "0.1.0") == run_key(cfg, 3, 4, "0.1.0")

@@ -7,11 +7,15 @@ def simulate(config_json: str, seed: int, run_index: int, traces: bool = False) 
 
     Returns the core's RunResult as plain data: ``seed``, ``run_index``, ``duration_s``,
     ``measured_s``, ``events``, ``flows`` (list of per-flow dicts), ``links`` (list of
-    per-link-and-direction dicts), plus ``traces`` (None, or name -> {"time_s": float64 array,
-    "id": uint32 array, "value": float64 array}) and ``wall_time_s`` (wall time of the
-    simulation proper). Raises ``radiotcp.ConfigError`` for an unusable configuration and
-    ``KeyboardInterrupt`` on Ctrl-C.
+    per-link-and-direction dicts), ``metrics`` (flat scalar metrics), plus ``traces`` (None,
+    or name -> {"time_s": float64 array, "id": uint32 array, "value": float64 array}) and
+    ``wall_time_s`` (wall time of the simulation proper). Raises ``radiotcp.ConfigError`` for
+    an unusable configuration and ``KeyboardInterrupt`` on Ctrl-C.
     """
+
+def simulate_metrics(config_json: str, seed: int, run_index: int) -> tuple[str, float]:
+    """Run one replication; return its flat metrics as JSON text (NaN as ``NaN``) and the
+    wall time of the simulation proper. Raises like :func:`simulate`."""
 
 def default_config_json() -> str:
     """JSON of the core's default configuration (the wired-384k preset with one flow)."""

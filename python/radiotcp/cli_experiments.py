@@ -357,7 +357,7 @@ def add_commands(sub: Any) -> None:
 
     p = sub.add_parser(
         "plot",
-        help="plot a stored sweep (metric vs parameter, with 90% CIs)",
+        help="plot a stored sweep (metric vs parameter, with 90%% CIs)",
         description="Plot a metric of a stored sweep against a swept key, one "
         "line per value of another; without --metric, goodput and delay panels.",
         epilog="examples:\n  radiotcp plot wired-buffer --x links.1.queue.limit_packets"

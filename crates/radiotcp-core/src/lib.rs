@@ -9,6 +9,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod link;
+pub mod metrics;
 pub mod results;
 pub mod scenario;
 pub mod tcp;

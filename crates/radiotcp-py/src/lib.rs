@@ -23,22 +23,15 @@ fn config_error(py: Python<'_>, e: &ConfigError) -> PyErr {
     make().unwrap_or_else(|err| err)
 }
 
-/// Run one replication of the scenario described by `config_json` (the fully resolved
-/// configuration, as `radiotcp.config.to_core_json` produces it).
-///
-/// Returns the core's `RunResult` as plain dicts and lists, plus `traces` (None, or a dict
-/// name -> {"time_s": float64[], "id": uint32[], "value": float64[]}) and `wall_time_s` (wall
-/// time of the simulation proper). The GIL is released during the run; Ctrl-C raises
-/// KeyboardInterrupt.
-#[pyfunction]
-#[pyo3(signature = (config_json, seed, run_index, traces = false))]
-fn simulate<'py>(
-    py: Python<'py>,
+/// Run the core with the GIL released, checking for Ctrl-C every few thousand events.
+/// Returns the result and the wall time of the simulation proper.
+fn run_core(
+    py: Python<'_>,
     config_json: &str,
     seed: u64,
     run_index: u64,
     traces: bool,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<(RunResult, f64)> {
     let cfg = ScenarioConfig::from_json(config_json).map_err(|e| config_error(py, &e))?;
     let opts = RunOptions { traces };
 
@@ -58,15 +51,38 @@ fn simulate<'py>(
         (outcome, pending, t0.elapsed().as_secs_f64())
     });
 
-    let mut result: RunResult = match outcome {
-        Ok(r) => r,
-        Err(RunError::Config(e)) => return Err(config_error(py, &e)),
+    match outcome {
+        Ok(r) => Ok((r, wall)),
+        Err(RunError::Config(e)) => Err(config_error(py, &e)),
         Err(RunError::Interrupted) => {
-            return Err(pending.unwrap_or_else(|| PyKeyboardInterrupt::new_err("run interrupted")))
+            Err(pending.unwrap_or_else(|| PyKeyboardInterrupt::new_err("run interrupted")))
         }
-    };
+    }
+}
 
+/// Run one replication of the scenario described by `config_json` (the fully resolved
+/// configuration, as `radiotcp.config.to_core_json` produces it).
+///
+/// Returns the core's `RunResult` as plain dicts and lists, plus `metrics` (the flat scalar
+/// metrics, `radiotcp_core::metrics`), `traces` (None, or a dict name -> {"time_s": float64[],
+/// "id": uint32[], "value": float64[]}) and `wall_time_s` (wall time of the simulation
+/// proper). The GIL is released during the run; Ctrl-C raises KeyboardInterrupt.
+#[pyfunction]
+#[pyo3(signature = (config_json, seed, run_index, traces = false))]
+fn simulate<'py>(
+    py: Python<'py>,
+    config_json: &str,
+    seed: u64,
+    run_index: u64,
+    traces: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (mut result, wall) = run_core(py, config_json, seed, run_index, traces)?;
     let out = topy::to_py(py, &result)?.cast_into::<PyDict>()?;
+    let metrics = PyDict::new(py);
+    for (k, v) in radiotcp_core::metrics::flat_metrics(&result) {
+        metrics.set_item(k, v)?;
+    }
+    out.set_item("metrics", metrics)?;
     match result.traces.take() {
         None => out.set_item("traces", py.None())?,
         Some(t) => {
@@ -85,6 +101,20 @@ fn simulate<'py>(
     Ok(out)
 }
 
+/// Run one replication and return only `(metrics_json, wall_time_s)`: the flat metrics as a
+/// JSON object (NaN written as `NaN`). What a sweep worker needs, without building the full
+/// result in Python.
+#[pyfunction]
+fn simulate_metrics(
+    py: Python<'_>,
+    config_json: &str,
+    seed: u64,
+    run_index: u64,
+) -> PyResult<(String, f64)> {
+    let (result, wall) = run_core(py, config_json, seed, run_index, false)?;
+    Ok((radiotcp_core::metrics::flat_metrics_json(&result), wall))
+}
+
 /// JSON of the core's default configuration (`ScenarioConfig::default()`).
 #[pyfunction]
 fn default_config_json() -> PyResult<String> {
@@ -101,6 +131,7 @@ fn version() -> &'static str {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(default_config_json, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
