@@ -261,6 +261,9 @@ impl TcpSender {
             let newly_acked = ack - self.snd_una;
             self.take_rtt_sample(now, ack);
             self.snd_una = ack;
+            // A retransmission of the old SND.UNA that has not gone out yet is moot now; the
+            // partial-ACK path below asks for the new SND.UNA again.
+            self.retransmit_pending = false;
             // After go-back-N the receiver may already hold data up to HighTx.
             if self.snd_nxt < ack {
                 self.snd_nxt = ack;
@@ -344,20 +347,24 @@ impl TcpSender {
         };
     }
 
-    /// Sample the RTT from the newest segment this ACK fully covers, unless it was ever
-    /// retransmitted (Karn's rule). One sample per ACK, as a stack without timestamps that
-    /// times every segment (ns-3's behaviour); RFC 6298 §3 allows it.
+    /// Sample the RTT from the newest segment this ACK fully covers, unless the ACK covers any
+    /// retransmitted segment (Karn's rule, RFC 6298 §3): an ACK that ends a recovery also
+    /// covers the retransmitted hole, and timing it from an original sent RTTs earlier would
+    /// inflate SRTT (Linux skips such ACKs the same way). One sample per ACK otherwise, as a
+    /// stack without timestamps that times every segment; RFC 6298 §3 allows it.
     fn take_rtt_sample(&mut self, now: Time, ack: u64) {
         let mut newest = None;
+        let mut covers_retransmission = false;
         while let Some(r) = self.sent.front() {
             if r.end > ack {
                 break;
             }
+            covers_retransmission |= r.retransmitted;
             newest = Some(*r);
             self.sent.pop_front();
         }
         let Some(r) = newest else { return };
-        if r.retransmitted {
+        if covers_retransmission {
             return;
         }
         let sample = now - r.sent_at;

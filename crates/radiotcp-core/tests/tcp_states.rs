@@ -317,3 +317,50 @@ fn newreno_no_fast_retransmit_for_dupacks_not_beyond_recover() {
         Some(5 * MSS)
     );
 }
+
+/// Karn (RFC 6298 §3): the ACK that ends a recovery covers the retransmitted hole and originals
+/// sent RTTs earlier; it must not be taken as an RTT sample, nor may partial ACKs.
+#[test]
+fn no_rtt_sample_from_acks_covering_a_retransmission() {
+    // Minimum RTO 1 s so that the four-hole recovery (about 4 RTTs) ends without a timeout.
+    let cfg = tcp_config(TcpVariant::NewReno, 1);
+    let mut h = Harness::new(&cfg, 50.0);
+    h.per_segment = millis(1.0);
+    h.drop_data = Box::new(|s, n| n == 1 && [20, 22, 24, 26].contains(&(s.seq / MSS)));
+    h.start();
+    h.run_ms(560.0);
+    let srtt_before = h.snd.srtt().unwrap();
+    assert!(h.snd.in_recovery() || h.snd.stats.fast_retransmits == 1);
+    // Through the partial ACKs (one per hole, an RTT apart) to the full ACK.
+    h.run_ms(950.0);
+    assert_eq!(h.snd.stats.fast_retransmits, 1);
+    assert_eq!(h.snd.stats.timeouts, 0);
+    let srtt_after = h.snd.srtt().unwrap();
+    // New data sent in recovery may give samples of about one RTT plus queueing, never the
+    // multi-RTT spans between originals and their partial ACKs.
+    assert!(
+        srtt_after < srtt_before + millis(40.0),
+        "SRTT {srtt_before} -> {srtt_after} ns"
+    );
+}
+
+/// A fast retransmission that is still pending when a new ACK moves SND.UNA must not go out
+/// for the old hole (sans-IO callers may deliver several ACKs before polling).
+#[test]
+fn pending_retransmission_is_dropped_when_snd_una_advances() {
+    use radiotcp_core::tcp::{SenderParams, TcpSender};
+    let mut cfg = tcp_config(TcpVariant::NewReno, 1);
+    cfg.initial_window_segments = 4;
+    let mut s = TcpSender::new(SenderParams::from_config(&cfg));
+    s.set_app_limit(4 * MSS);
+    s.start();
+    while s.poll_transmit(0).is_some() {}
+    for _ in 0..3 {
+        s.on_ack(millis(100.0), 0, 65_535);
+    }
+    assert_eq!(s.stats.fast_retransmits, 1);
+    s.on_ack(millis(101.0), 4 * MSS, 65_535);
+    assert_eq!(s.poll_transmit(millis(101.0)), None);
+    assert!(s.is_done());
+    assert_eq!(s.poll_timeout(), None);
+}
