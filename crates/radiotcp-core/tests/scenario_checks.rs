@@ -54,11 +54,11 @@ fn drop_tail_overflow_keeps_goodput_below_bound() {
 }
 
 /// Mathis, Semke, Mahdavi, Ott (1997): BW = (MSS / RTT) * C / sqrt(p), C = sqrt(3 / (2 b))
-/// with b segments per ACK. The law ignores timeouts and assumes periodic loss, so Reno-style
-/// senders with random loss land near it, not on it: timeouts and the slow-start restarts they
-/// cause pull goodput a little below the law (measured 0.91-0.94 of it). Band: [0.80, 1.10]
-/// for small p, no delayed ACKs (b = 1), a fast link so RTT is pure propagation, and a
-/// receiver window the law never reaches.
+/// with b segments per ACK. The law assumes periodic loss and no timeouts; with random loss
+/// NewReno lands close to it (measured 0.95-1.01 of it for p = 0.002-0.01). Band: [0.85, 1.10],
+/// no delayed ACKs (b = 1), a fast link so RTT is pure propagation, a receiver window the law
+/// never reaches, and the default 1 s minimum RTO (with RTO close to the 200 ms RTT, timeouts
+/// in recovery would dominate; see docs/models/tcp.md).
 #[test]
 fn small_random_loss_follows_the_square_root_law() {
     for &p in &[0.002, 0.005, 0.01] {
@@ -66,7 +66,7 @@ fn small_random_loss_follows_the_square_root_law() {
         c.simulation.duration_s = 600.0;
         c.simulation.warmup_s = 20.0;
         c.tcp.delack_count = 1;
-        c.tcp.min_rto_ms = 200.0;
+        c.tcp.min_rto_ms = 1000.0;
         c.links = vec![LinkConfig {
             name: "fast".into(),
             rate_kbps: 100_000.0,
@@ -84,7 +84,7 @@ fn small_random_loss_follows_the_square_root_law() {
         let g: f64 = (0..4).map(|i| total_goodput(&c, 7, i)).sum::<f64>() / 4.0;
         let ratio = g / mathis;
         assert!(
-            (0.80..=1.10).contains(&ratio),
+            (0.85..=1.10).contains(&ratio),
             "p = {p}: goodput {g:.1} kb/s, Mathis {mathis:.1} kb/s, ratio {ratio:.3}"
         );
     }
