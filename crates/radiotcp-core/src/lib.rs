@@ -10,6 +10,7 @@ pub mod engine;
 pub mod error;
 pub mod link;
 pub mod metrics;
+pub mod radio;
 pub mod results;
 pub mod scenario;
 pub mod tcp;

@@ -1,0 +1,1 @@
+//! Block-error channel models (placeholder; see docs/models/channel.md).
