@@ -3,3 +3,4 @@
 //! the fate of each transmission time interval.
 
 pub mod channel;
+pub mod rlc_am;

@@ -1,0 +1,662 @@
+//! UMTS RLC acknowledged mode (3GPP TS 25.322 subset; model-specs §2), sans-IO.
+//!
+//! One [`RlcAmEntity`] is one end of an AM bearer: a transmitter for the SDUs it is given and a
+//! receiver for the peer's PDUs. The MAC (the scenario) calls [`RlcAmEntity::poll_tti`] once per
+//! TTI with the number of PDU slots, hands the peer's surviving PDUs to
+//! [`RlcAmEntity::on_pdus`], and collects the SDUs delivered in sequence. Timers (Timer_Poll,
+//! Timer_Poll_Prohibit, Timer_Status_Prohibit, Timer_MRW) are deadlines checked at each TTI:
+//! an entity can only act when MAC gives it a transmission opportunity, so nothing is lost by
+//! evaluating them on the TTI grid.
+//!
+//! Simplifications (docs/models/rlc-am.md): sequence numbers are kept unbounded instead of
+//! modulo 4096 (the window, at most 2047, keeps modular and absolute order identical); a STATUS
+//! PDU carries every missing SN up to VR(H) (no SUFI capacity limit); SDUs leave the transmit
+//! buffer when VT(A) passes their last PDU; the MRW procedure is retried until acknowledged
+//! (no MaxMRW / RLC RESET); no piggybacked STATUS.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use crate::engine::Time;
+use crate::link::Packet;
+
+/// Parameters of one AM entity (both ends use the same set).
+#[derive(Debug, Clone)]
+pub struct RlcAmParams {
+    /// Payload octets of an AMD PDU (40 for the 336-bit PDU with a 16-bit header).
+    pub pdu_payload_bytes: u32,
+    /// Octets of a length indicator (1 for PDUs up to 126 octets, §2.2).
+    pub li_bytes: u32,
+    /// Configured_Tx_Window_Size = Configured_Rx_Window_Size, in PDUs.
+    pub window_pdus: u32,
+    /// A PDU is transmitted at most MaxDAT - 1 times (§2.3, 25.322 §9.6).
+    pub max_dat: u32,
+    pub timer_poll: Time,
+    /// 0 disables Timer_Poll_Prohibit.
+    pub timer_poll_prohibit: Time,
+    /// 0 disables Timer_Status_Prohibit.
+    pub timer_status_prohibit: Time,
+    /// Poll when ((VT(S) + 1 - VT(A)) / VT(WS)) * 100 >= poll_window_pct; >100 disables.
+    pub poll_window_pct: f64,
+    pub poll_last_pdu: bool,
+    pub poll_last_retransmitted: bool,
+    pub missing_pdu_indicator: bool,
+    pub timer_mrw: Time,
+}
+
+/// One SDU end inside a PDU: the SDU's id and the packet it carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SduEnd {
+    pub sdu: u64,
+    pub packet: Packet,
+}
+
+/// What travels over the air.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pdu {
+    /// AMD PDU. `first_sdu`/`last_sdu`: the SDUs owning its first and last payload octet;
+    /// `ends`: the SDUs that end in it (their length indicators).
+    Data {
+        sn: u32,
+        poll: bool,
+        first_sdu: u64,
+        last_sdu: u64,
+        ends: Vec<SduEnd>,
+    },
+    /// STATUS: every SN below `lsn` is acknowledged except those in `nacks` (ACK + LIST SUFIs).
+    Status { lsn: u32, nacks: Vec<u32> },
+    /// MRW SUFI: discard PDUs below `sn_mrw` and every SDU with id <= `discard_upto`.
+    Mrw { sn_mrw: u32, discard_upto: u64 },
+    /// MRW_ACK SUFI with the receiver's new VR(R).
+    MrwAck { sn_ack: u32 },
+}
+
+impl Pdu {
+    pub fn is_control(&self) -> bool {
+        !matches!(self, Pdu::Data { .. })
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RlcStats {
+    pub data_pdus_sent: u64,
+    pub data_pdus_retransmitted: u64,
+    pub status_pdus_sent: u64,
+    pub polls_sent: u64,
+    pub mrw_sent: u64,
+    /// SDUs discarded after MaxDAT.
+    pub sdus_discarded: u64,
+    pub sdus_delivered: u64,
+    pub duplicate_pdus_received: u64,
+}
+
+#[derive(Debug, Clone)]
+struct TxSdu {
+    id: u64,
+    packet: Packet,
+    /// Octets not yet segmented into a PDU.
+    unsegmented: u32,
+    /// SN of the PDU holding its last octet, once segmented.
+    last_pdu: Option<u32>,
+}
+
+#[derive(Debug, Clone)]
+struct TxPdu {
+    first_sdu: u64,
+    last_sdu: u64,
+    ends: Vec<SduEnd>,
+    /// VT(DAT): times scheduled for transmission.
+    vt_dat: u32,
+    acked: bool,
+}
+
+#[derive(Debug, Clone)]
+struct MrwState {
+    sn_mrw: u32,
+    discard_upto: u64,
+    deadline: Time,
+    send: bool,
+}
+
+#[derive(Debug, Clone)]
+struct RxPdu {
+    ends: Vec<SduEnd>,
+}
+
+/// One end of an RLC AM bearer.
+#[derive(Debug, Clone)]
+pub struct RlcAmEntity {
+    p: RlcAmParams,
+    // ---- transmitter ----
+    sdus: VecDeque<TxSdu>,
+    next_sdu_id: u64,
+    /// An SDU end whose LI did not fit in the PDU that took its last octet ("previous PDU
+    /// exactly filled", §2.2): it is signalled in the next PDU.
+    pending_end: Option<(SduEnd, u32)>,
+    /// VT(S): next SN sent for the first time.
+    vt_s: u32,
+    /// VT(A): lower edge of the transmit window.
+    vt_a: u32,
+    /// PDUs in [VT(A), VT(S)) not discarded, by SN.
+    tx: BTreeMap<u32, TxPdu>,
+    /// NACKed PDUs awaiting retransmission, lowest SN first.
+    retx: BTreeSet<u32>,
+    poll_triggered: bool,
+    /// Timer_Poll: (deadline, VT(S) when the poll was sent).
+    poll_timer: Option<(Time, u32)>,
+    poll_prohibit_until: Time,
+    mrw: Option<MrwState>,
+    // ---- receiver ----
+    /// VR(R): next in-sequence SN expected.
+    vr_r: u32,
+    /// VR(H): one past the highest SN received.
+    vr_h: u32,
+    rx: BTreeMap<u32, RxPdu>,
+    /// SDUs with id <= this were discarded by the peer (MRW) and are never delivered.
+    rx_discard_upto: Option<u64>,
+    status_triggered: bool,
+    status_prohibit_until: Time,
+    mrw_ack: Option<u32>,
+    delivered: Vec<Packet>,
+    pub stats: RlcStats,
+}
+
+impl RlcAmEntity {
+    pub fn new(p: RlcAmParams) -> Self {
+        Self {
+            p,
+            sdus: VecDeque::new(),
+            next_sdu_id: 0,
+            pending_end: None,
+            vt_s: 0,
+            vt_a: 0,
+            tx: BTreeMap::new(),
+            retx: BTreeSet::new(),
+            poll_triggered: false,
+            poll_timer: None,
+            poll_prohibit_until: 0,
+            mrw: None,
+            vr_r: 0,
+            vr_h: 0,
+            rx: BTreeMap::new(),
+            rx_discard_upto: None,
+            status_triggered: false,
+            status_prohibit_until: 0,
+            mrw_ack: None,
+            delivered: Vec::new(),
+            stats: RlcStats::default(),
+        }
+    }
+
+    /// Buffer occupancy: SDUs held by the transmitter (queued, in flight or awaiting
+    /// acknowledgement), as the papers count it.
+    pub fn buffer_occupancy(&self) -> usize {
+        self.sdus.len()
+    }
+
+    pub fn vt_a(&self) -> u32 {
+        self.vt_a
+    }
+    pub fn vt_s(&self) -> u32 {
+        self.vt_s
+    }
+    pub fn vr_r(&self) -> u32 {
+        self.vr_r
+    }
+    pub fn vr_h(&self) -> u32 {
+        self.vr_h
+    }
+
+    /// VT(MS) = VT(A) + VT(WS): no new PDU at or beyond it.
+    fn vt_ms(&self) -> u32 {
+        self.vt_a + self.p.window_pdus
+    }
+
+    /// Take an SDU (an IP packet) from the upper layer. Admission (buffer limits, AQM) is the
+    /// caller's decision.
+    pub fn offer_sdu(&mut self, packet: Packet) {
+        self.sdus.push_back(TxSdu {
+            id: self.next_sdu_id,
+            packet,
+            unsegmented: packet.size,
+            last_pdu: None,
+        });
+        self.next_sdu_id += 1;
+    }
+
+    /// SDUs delivered in sequence since the last call.
+    pub fn take_delivered(&mut self) -> Vec<Packet> {
+        std::mem::take(&mut self.delivered)
+    }
+
+    fn has_unsegmented(&self) -> bool {
+        self.pending_end.is_some() || self.sdus.iter().any(|s| s.unsegmented > 0)
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Transmitter
+    // ------------------------------------------------------------------------------------
+
+    /// Fill up to `slots` PDUs for this TTI: control PDUs, then retransmissions (lowest SN
+    /// first), then new PDUs while the window allows (§2.4). The poll bit goes on the last
+    /// data PDU of the TTI when a trigger fired and polling is not prohibited (§2.5).
+    pub fn poll_tti(&mut self, now: Time, slots: u32) -> Vec<Pdu> {
+        self.check_timers(now);
+        let mut out: Vec<Pdu> = Vec::new();
+        let slots = slots as usize;
+        // 1. Control: STATUS (when not prohibited), MRW_ACK, MRW.
+        if self.status_triggered && now >= self.status_prohibit_until && out.len() < slots {
+            out.push(self.build_status());
+            self.status_triggered = false;
+            self.stats.status_pdus_sent += 1;
+            if self.p.timer_status_prohibit > 0 {
+                self.status_prohibit_until = now + self.p.timer_status_prohibit;
+            }
+        }
+        if let Some(sn_ack) = self.mrw_ack.take() {
+            if out.len() < slots {
+                out.push(Pdu::MrwAck { sn_ack });
+            } else {
+                self.mrw_ack = Some(sn_ack);
+            }
+        }
+        if let Some(m) = self.mrw.as_mut() {
+            if m.send && out.len() < slots {
+                out.push(Pdu::Mrw {
+                    sn_mrw: m.sn_mrw,
+                    discard_upto: m.discard_upto,
+                });
+                m.send = false;
+                m.deadline = now + self.p.timer_mrw;
+                self.stats.mrw_sent += 1;
+            }
+        }
+        // 2. Retransmissions.
+        while out.len() < slots {
+            let Some(sn) = self.retx.pop_first() else {
+                break;
+            };
+            if let Some(pdu) = self.schedule_existing(now, sn) {
+                if self.retx.is_empty() && self.p.poll_last_retransmitted {
+                    self.poll_triggered = true;
+                }
+                self.stats.data_pdus_retransmitted += 1;
+                out.push(pdu);
+            }
+        }
+        // 3. New PDUs.
+        while out.len() < slots && self.vt_s < self.vt_ms() && self.has_unsegmented() {
+            self.window_poll_check();
+            let pdu = self.segment_new_pdu();
+            if !self.has_unsegmented() && self.p.poll_last_pdu {
+                self.poll_triggered = true;
+            }
+            out.push(pdu);
+        }
+        // Timer_Poll expired or a prohibited poll is now allowed, but nothing to carry it:
+        // retransmit VT(S) - 1 as the carrier (§2.5).
+        // The carrier may be a PDU the receiver already acknowledged: the poll is what matters,
+        // and the receiver drops the duplicate but still answers the poll.
+        let has_data = out.iter().any(|p| !p.is_control());
+        if self.poll_triggered
+            && !has_data
+            && now >= self.poll_prohibit_until
+            && out.len() < slots
+            && self.vt_s > self.vt_a
+        {
+            let carrier = self.vt_s - 1;
+            let pdu = match self.tx.get(&carrier) {
+                Some(t) if t.acked => Some(Pdu::Data {
+                    sn: carrier,
+                    poll: false,
+                    first_sdu: t.first_sdu,
+                    last_sdu: t.last_sdu,
+                    ends: t.ends.clone(),
+                }),
+                Some(_) => self.schedule_existing(now, carrier),
+                None => None,
+            };
+            if let Some(pdu) = pdu {
+                self.retx.remove(&carrier);
+                self.stats.data_pdus_retransmitted += 1;
+                out.push(pdu);
+            }
+        }
+        if self.vt_s == self.vt_a && !self.has_unsegmented() {
+            // Nothing outstanding: there is nothing to poll about.
+            self.poll_triggered = false;
+            self.poll_timer = None;
+        }
+        // Poll bit on the last data PDU.
+        if self.poll_triggered && now >= self.poll_prohibit_until {
+            if let Some(Pdu::Data { poll, .. }) = out.iter_mut().rev().find(|p| !p.is_control()) {
+                *poll = true;
+                self.poll_triggered = false;
+                self.stats.polls_sent += 1;
+                self.poll_timer = Some((now + self.p.timer_poll, self.vt_s));
+                if self.p.timer_poll_prohibit > 0 {
+                    self.poll_prohibit_until = now + self.p.timer_poll_prohibit;
+                }
+            }
+        }
+        self.stats.data_pdus_sent += out.iter().filter(|p| !p.is_control()).count() as u64;
+        out
+    }
+
+    /// Poll_Window trigger, evaluated per new PDU with VT(S) before submission (§2.5).
+    fn window_poll_check(&mut self) {
+        let j = (self.vt_s + 1 - self.vt_a) as f64 / self.p.window_pdus as f64 * 100.0;
+        if j >= self.p.poll_window_pct {
+            self.poll_triggered = true;
+        }
+    }
+
+    /// Schedule an already-numbered PDU again; applies the VT(DAT) rule and starts the SDU
+    /// discard when MaxDAT is reached (§2.3, §2.7).
+    fn schedule_existing(&mut self, now: Time, sn: u32) -> Option<Pdu> {
+        let t = self.tx.get_mut(&sn)?;
+        if t.acked {
+            return None;
+        }
+        t.vt_dat += 1;
+        if t.vt_dat >= self.p.max_dat {
+            self.discard_after_max_dat(now, sn);
+            return None;
+        }
+        Some(Pdu::Data {
+            sn,
+            poll: false,
+            first_sdu: t.first_sdu,
+            last_sdu: t.last_sdu,
+            ends: t.ends.clone(),
+        })
+    }
+
+    /// Build the next AMD PDU from the SDU queue: bytewise packing with one LI per SDU end and
+    /// concatenation (§2.2).
+    fn segment_new_pdu(&mut self) -> Pdu {
+        let cap = self.p.pdu_payload_bytes;
+        let li = self.p.li_bytes;
+        let sn = self.vt_s;
+        self.vt_s += 1;
+        let mut space = cap;
+        let mut ends = Vec::new();
+        let mut first_sdu = None;
+        let mut last_sdu = 0;
+        if let Some((end, _)) = self.pending_end.take() {
+            // The LI of an SDU that exactly filled the previous PDU.
+            space -= li;
+            first_sdu = Some(end.sdu);
+            last_sdu = end.sdu;
+            if let Some(s) = self.sdus.iter_mut().find(|s| s.id == end.sdu) {
+                s.last_pdu = Some(sn);
+            }
+            ends.push(end);
+        }
+        for s in self.sdus.iter_mut() {
+            if space == 0 {
+                break;
+            }
+            if s.unsegmented == 0 {
+                continue;
+            }
+            first_sdu.get_or_insert(s.id);
+            last_sdu = s.id;
+            if s.unsegmented + li <= space {
+                space -= s.unsegmented + li;
+                s.unsegmented = 0;
+                s.last_pdu = Some(sn);
+                ends.push(SduEnd {
+                    sdu: s.id,
+                    packet: s.packet,
+                });
+            } else if s.unsegmented <= space {
+                // The SDU fills the PDU exactly (or leaves too little room for its LI): the
+                // end is signalled at the start of the next PDU.
+                s.unsegmented = 0;
+                self.pending_end = Some((
+                    SduEnd {
+                        sdu: s.id,
+                        packet: s.packet,
+                    },
+                    sn,
+                ));
+                space = 0;
+            } else {
+                s.unsegmented -= space;
+                space = 0;
+            }
+        }
+        let first_sdu = first_sdu.unwrap_or(last_sdu);
+        self.tx.insert(
+            sn,
+            TxPdu {
+                first_sdu,
+                last_sdu,
+                ends: ends.clone(),
+                vt_dat: 1,
+                acked: false,
+            },
+        );
+        Pdu::Data {
+            sn,
+            poll: false,
+            first_sdu,
+            last_sdu,
+            ends,
+        }
+    }
+
+    /// §2.7: discard every SDU with a segment in PDUs [VT(A), x], remove the PDUs that carry
+    /// only discarded data, and start (or extend) the MRW procedure.
+    fn discard_after_max_dat(&mut self, now: Time, x: u32) {
+        let d = self.tx.get(&x).map_or(0, |t| t.last_sdu);
+        // The PDU holding the end of SDU d: already segmented, or x if d is cut short here.
+        let mut end_pdu = x;
+        let mut discarded = 0;
+        while let Some(s) = self.sdus.front() {
+            if s.id > d {
+                break;
+            }
+            if s.id == d {
+                match s.last_pdu {
+                    Some(e) if s.unsegmented == 0 => end_pdu = end_pdu.max(e),
+                    _ => end_pdu = x,
+                }
+            }
+            self.sdus.pop_front();
+            discarded += 1;
+        }
+        if let Some((end, _)) = &self.pending_end {
+            if end.sdu <= d {
+                self.pending_end = None;
+            }
+        }
+        self.stats.sdus_discarded += discarded;
+        // Keep the end PDU if it also carries the start of a later SDU.
+        let keeps_later = self.tx.get(&end_pdu).is_some_and(|t| t.last_sdu > d);
+        let sn_mrw = if keeps_later { end_pdu } else { end_pdu + 1 };
+        let removed: Vec<u32> = self.tx.range(..sn_mrw).map(|(&k, _)| k).collect();
+        for k in removed {
+            self.tx.remove(&k);
+            self.retx.remove(&k);
+        }
+        if sn_mrw > self.vt_s {
+            self.vt_s = sn_mrw;
+        }
+        let (sn_mrw, discard_upto) = match &self.mrw {
+            Some(m) => (m.sn_mrw.max(sn_mrw), m.discard_upto.max(d)),
+            None => (sn_mrw, d),
+        };
+        self.mrw = Some(MrwState {
+            sn_mrw,
+            discard_upto,
+            deadline: now + self.p.timer_mrw,
+            send: true,
+        });
+    }
+
+    fn check_timers(&mut self, now: Time) {
+        if let Some((deadline, _)) = self.poll_timer {
+            if now >= deadline {
+                // Timer_Poll expired without a STATUS that stops it: poll again.
+                self.poll_timer = None;
+                self.poll_triggered = true;
+            }
+        }
+        if let Some(m) = self.mrw.as_mut() {
+            if !m.send && now >= m.deadline {
+                m.send = true;
+            }
+        }
+    }
+
+    /// Apply a STATUS from the peer's receiver (§2.6, sender side).
+    fn on_status(&mut self, lsn: u32, nacks: &[u32]) {
+        let nack_set: BTreeSet<u32> = nacks.iter().copied().collect();
+        let upper = lsn.min(self.vt_s);
+        for (&sn, t) in self.tx.range_mut(self.vt_a..upper) {
+            if !nack_set.contains(&sn) {
+                t.acked = true;
+            }
+        }
+        for &sn in nacks {
+            if sn >= self.vt_a && sn < self.vt_s && self.tx.get(&sn).is_some_and(|t| !t.acked) {
+                // A NACK for a PDU already queued is ignored (the set keeps one entry).
+                self.retx.insert(sn);
+            }
+        }
+        // Timer_Poll stops on a positive ACK of everything below the polled VT(S), or on a
+        // NACK of its last PDU (§2.5).
+        if let Some((_, x)) = self.poll_timer {
+            let all_acked = (self.vt_a..x).all(|sn| self.tx.get(&sn).is_none_or(|t| t.acked));
+            if all_acked || (x > 0 && nack_set.contains(&(x - 1))) {
+                self.poll_timer = None;
+            }
+        }
+        self.advance_vt_a();
+    }
+
+    /// Move VT(A) over acknowledged or discarded PDUs and release the SDUs they complete.
+    fn advance_vt_a(&mut self) {
+        let floor = self.mrw.as_ref().map(|m| m.sn_mrw);
+        while self.vt_a < self.vt_s {
+            match self.tx.get(&self.vt_a) {
+                Some(t) if t.acked => {
+                    self.tx.remove(&self.vt_a);
+                    self.retx.remove(&self.vt_a);
+                }
+                // Removed by a discard: VT(A) may pass it only once the MRW is acknowledged.
+                None if floor.is_none_or(|f| self.vt_a >= f) => {}
+                _ => break,
+            }
+            self.vt_a += 1;
+        }
+        while let Some(s) = self.sdus.front() {
+            match s.last_pdu {
+                Some(e) if s.unsegmented == 0 && e < self.vt_a => {
+                    self.sdus.pop_front();
+                }
+                _ => break,
+            }
+        }
+    }
+
+    fn on_mrw_ack(&mut self, sn_ack: u32) {
+        if let Some(m) = &self.mrw {
+            if sn_ack >= m.sn_mrw {
+                self.vt_a = self.vt_a.max(m.sn_mrw);
+                self.mrw = None;
+                self.advance_vt_a();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Receiver
+    // ------------------------------------------------------------------------------------
+
+    fn build_status(&self) -> Pdu {
+        let nacks = (self.vr_r..self.vr_h)
+            .filter(|sn| !self.rx.contains_key(sn))
+            .collect();
+        Pdu::Status {
+            lsn: self.vr_h,
+            nacks,
+        }
+    }
+
+    /// PDUs from the peer that survived the channel, in transmission order.
+    pub fn on_pdus(&mut self, pdus: Vec<Pdu>) {
+        for pdu in pdus {
+            match pdu {
+                Pdu::Data { sn, poll, ends, .. } => self.on_data(sn, poll, ends),
+                Pdu::Status { lsn, nacks } => self.on_status(lsn, &nacks),
+                Pdu::Mrw {
+                    sn_mrw,
+                    discard_upto,
+                } => self.on_mrw(sn_mrw, discard_upto),
+                Pdu::MrwAck { sn_ack } => self.on_mrw_ack(sn_ack),
+            }
+        }
+    }
+
+    fn on_data(&mut self, sn: u32, poll: bool, ends: Vec<SduEnd>) {
+        if poll {
+            self.status_triggered = true;
+        }
+        // VR(MR) = VR(R) + window: outside [VR(R), VR(MR)) is a duplicate or out of window.
+        if sn < self.vr_r || sn >= self.vr_r + self.p.window_pdus || self.rx.contains_key(&sn) {
+            self.stats.duplicate_pdus_received += 1;
+            return;
+        }
+        if sn > self.vr_h && self.p.missing_pdu_indicator {
+            // VR(H) .. sn-1 are missing (§2.6 "Missing PDU Indicator").
+            self.status_triggered = true;
+        }
+        self.vr_h = self.vr_h.max(sn + 1);
+        self.rx.insert(sn, RxPdu { ends });
+        self.advance_vr_r();
+    }
+
+    /// Advance VR(R) over the PDUs held in sequence and deliver the SDUs they complete
+    /// (in-sequence delivery, §2.8).
+    fn advance_vr_r(&mut self) {
+        while let Some(p) = self.rx.remove(&self.vr_r) {
+            for e in p.ends {
+                if self.rx_discard_upto.is_none_or(|d| e.sdu > d) {
+                    self.delivered.push(e.packet);
+                    self.stats.sdus_delivered += 1;
+                }
+            }
+            self.vr_r += 1;
+        }
+    }
+
+    fn on_mrw(&mut self, sn_mrw: u32, discard_upto: u64) {
+        self.rx_discard_upto = Some(
+            self.rx_discard_upto
+                .map_or(discard_upto, |d| d.max(discard_upto)),
+        );
+        if sn_mrw > self.vr_r {
+            // PDUs below SN_MRW carry only discarded SDUs: drop them without delivery.
+            let stale: Vec<u32> = self.rx.range(..sn_mrw).map(|(&k, _)| k).collect();
+            for k in stale {
+                self.rx.remove(&k);
+            }
+            self.vr_r = sn_mrw;
+        }
+        self.advance_vr_r();
+        self.vr_h = self.vr_h.max(self.vr_r);
+        self.mrw_ack = Some(self.vr_r);
+    }
+
+    /// True while anything is left to do: data to send or acknowledge, timers running.
+    pub fn is_idle(&self) -> bool {
+        self.sdus.is_empty()
+            && self.retx.is_empty()
+            && self.mrw.is_none()
+            && self.mrw_ack.is_none()
+            && !self.status_triggered
+            && !self.poll_triggered
+    }
+}
