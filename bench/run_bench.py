@@ -108,6 +108,56 @@ def bench_sweep(jobs: int, repeats: int = 3) -> dict:
     return {"jobs": jobs, "runs": runs, "wall_s": wall, "core_s": core, "runs_per_s": runs / wall}
 
 
+UMTS = ROOT / "scenarios" / "umts-384k.toml"
+OUT_UMTS = ROOT / "results" / "bench" / "umts.json"
+
+
+def umts_section(console: Console, repeats: int) -> None:
+    """The umts-384k preset: one 60 s run (median of `repeats`) for 1 and 4 flows, and a whole
+    20-replication point of the 4-flow preset on one core."""
+    rows = []
+    for flows in (1, 4):
+        doc = to_core_json(load(UMTS, [f"flows.count={flows}"]))
+        walls, events = [], 0
+        for i in range(repeats):
+            r = _core.simulate(doc, 1, i)
+            walls.append(r["wall_time_s"])
+            events = r["events"]
+        wall = statistics.median(walls)
+        rows.append(
+            {
+                "flows": flows,
+                "wall_s": wall,
+                "events": events,
+                "events_per_s": events / wall,
+                "sim_s_per_wall_s": 60.0 / wall,
+            }
+        )
+    doc4 = to_core_json(load(UMTS, ["flows.count=4"]))
+    t0 = time.perf_counter()
+    for i in range(20):
+        _core.simulate_metrics(doc4, 1, i)
+    point = time.perf_counter() - t0
+    t = Table(title="umts-384k (RLC AM over a Markov channel), one 60 s run")
+    for col in ("flows", "wall ms", "events", "Mevents/s", "sim s per wall s"):
+        t.add_column(col, justify="right")
+    for r in rows:
+        t.add_row(
+            str(r["flows"]),
+            f"{1e3 * r['wall_s']:.2f}",
+            str(r["events"]),
+            f"{r['events_per_s'] / 1e6:.1f}",
+            f"{r['sim_s_per_wall_s']:,.0f}",
+        )
+    console.print(t)
+    console.print(
+        f"a 20-replication point of the 4-flow preset on one core: {point:.3f} s "
+        "(target: under 1 s)"
+    )
+    OUT_UMTS.parent.mkdir(parents=True, exist_ok=True)
+    OUT_UMTS.write_text(json.dumps({"runs": rows, "point_20_runs_s": point}, indent=2))
+
+
 def sweep_section(console: Console) -> None:
     cores = os.cpu_count() or 1
     one = bench_sweep(1)
@@ -214,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(rows, indent=2))
     console.print(f"results: {OUT}")
+    umts_section(console, args.repeats)
     if not args.skip_sweep:
         sweep_section(console)
     return 0

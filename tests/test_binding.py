@@ -8,7 +8,7 @@ import radiotcp
 from radiotcp import _core
 from radiotcp.config import ScenarioConfig, to_core_json, to_dict
 
-TRACE_NAMES = {"cwnd", "ssthresh", "seq_sent", "seq_received", "seq_dropped", "queue"}
+TRACE_NAMES = {"cwnd", "ssthresh", "seq_sent", "seq_received", "seq_dropped", "queue", "buffer"}
 
 
 def test_version():

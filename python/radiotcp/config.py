@@ -235,6 +235,108 @@ class LinkConfig(_Model):
     queue: QueueConfig = Field(default_factory=QueueConfig, description="Queue of this link.")
 
 
+class ChannelConfig(_Model):
+    """Block-error channel of one radio direction: one state per TTI (docs/models/channel.md)."""
+
+    model: Literal["none", "iid", "markov"] = Field(
+        "markov",
+        description="'none' (error-free), 'iid' (each TTI lost with probability fer) or "
+        "'markov' (first-order Markov model of Rayleigh fading, Zorzi et al.).",
+    )
+    fer: Probability = Field(0.1, description="Average TTI (block) error rate.")
+    fd_t: PosFloat = Field(
+        0.01, description="Normalised Doppler frequency f_d x TTI (markov only)."
+    )
+
+    @model_validator(mode="after")
+    def _markov_needs_errors(self) -> ChannelConfig:
+        if self.model == "markov" and self.fer <= 0:
+            raise _constraint("fer", self.fer, "a block error rate in (0, 1) for the markov model")
+        return self
+
+
+class RlcConfig(_Model):
+    """UMTS RLC acknowledged mode (TS 25.322 subset; docs/models/rlc-am.md). Defaults: the
+    papers' Table 1."""
+
+    window_pdus: int = Field(
+        1024, ge=1, le=2047, description="Transmission (= receiving) window, PDUs."
+    )
+    max_dat: int = Field(
+        10,
+        ge=2,
+        le=U32_MAX,
+        description="A PDU is sent at most max_dat - 1 times; then its SDUs are discarded "
+        "(Move Receiving Window).",
+    )
+    poll_timer_ms: PosFloat = Field(60.0, description="Timer_Poll, ms.")
+    poll_prohibit_ms: NonNegFloat = Field(0.0, description="Timer_Poll_Prohibit, ms (0 = off).")
+    status_prohibit_ms: NonNegFloat = Field(
+        60.0, description="Timer_Status_Prohibit, ms (0 = off)."
+    )
+    poll_window_pct: PosFloat = Field(
+        50.0,
+        description="Poll when this share of the window is outstanding, % (above 100 = off).",
+    )
+    poll_last_pdu: bool = Field(True, description="Poll on the last PDU in the buffer.")
+    poll_last_retransmitted: bool = Field(True, description="Poll on the last retransmitted PDU.")
+    missing_pdu_indicator: bool = Field(
+        True, description="The receiver sends a STATUS as soon as it detects a missing PDU."
+    )
+    mrw_timer_ms: PosFloat = Field(500.0, description="Timer_MRW, ms.")
+
+
+class BufferConfig(_Model):
+    """The per-user downlink buffer at the network side, counted in SDUs."""
+
+    discipline: Literal["droptail"] = Field("droptail", description="Only 'droptail' for now.")
+    limit_sdus: int = Field(
+        50,
+        ge=1,
+        le=U32_MAX,
+        description="SDUs the RLC transmitter may hold (queued, in flight or awaiting "
+        "acknowledgement).",
+    )
+
+
+class RadioConfig(_Model):
+    """A UMTS dedicated channel with RLC AM between the end of the wired chain (the RNC) and
+    the client (the UE). Defaults: the papers' Table 1 (384 kbit/s, FER 10%, f_dT 0.01)."""
+
+    tti_ms: PosFloat = Field(10.0, description="Transmission time interval, ms.")
+    pdus_per_tti: int = Field(
+        12, ge=1, le=U32_MAX, description="PDUs per TTI and direction (12 at 384 kbit/s)."
+    )
+    pdu_payload_bytes: int = Field(
+        40, ge=2, le=U32_MAX, description="Payload octets per AMD PDU (40 = 320 bits)."
+    )
+    li_bytes: int = Field(1, ge=1, le=U32_MAX, description="Octets per length indicator.")
+    one_way_delay_ms: NonNegFloat = Field(
+        25.0,
+        description="From the start of a PDU's TTI to its arrival at the peer RLC, ms; the "
+        "radio round trip is twice this.",
+    )
+    downlink: ChannelConfig = Field(
+        default_factory=ChannelConfig, description="Downlink block-error channel."
+    )
+    uplink: ChannelConfig | None = Field(
+        None,
+        description="Uplink channel; unset = the downlink's parameters, independent chain.",
+    )
+    rlc: RlcConfig = Field(default_factory=RlcConfig, description="RLC AM parameters.")
+    buffer: BufferConfig = Field(
+        default_factory=BufferConfig, description="Per-user downlink buffer."
+    )
+
+    @model_validator(mode="after")
+    def _li_fits(self) -> RadioConfig:
+        if self.pdu_payload_bytes <= self.li_bytes:
+            raise _constraint(
+                "pdu_payload_bytes", self.pdu_payload_bytes, "more octets than li_bytes"
+            )
+        return self
+
+
 def _default_links() -> list[LinkConfig]:
     return [
         LinkConfig(
@@ -257,7 +359,13 @@ class ScenarioConfig(_Model):
     links: list[LinkConfig] = Field(
         default_factory=_default_links,
         min_length=1,
-        description="The wired chain from the server (index 0) to the client (last index).",
+        description="The wired chain from the server (index 0) to the client (last index), "
+        "or to the RNC when `radio` is set.",
+    )
+    radio: RadioConfig | None = Field(
+        None,
+        description="A UMTS radio bearer (RLC AM over a fading channel) between the end of the "
+        "wired chain and the client; unset = wired only.",
     )
 
     @model_validator(mode="after")
@@ -330,9 +438,8 @@ def _model_at(loc: Sequence[Any]) -> type[BaseModel] | None:
         ):
             return None
         ann = cls.model_fields[part].annotation
-        if get_origin(ann) is list:
-            ann = get_args(ann)[0]
-        cls = ann
+        _kind, sub = _sub_model(ann)
+        cls = sub if sub is not None else ann
     return cls if isinstance(cls, type) and issubclass(cls, BaseModel) else None
 
 
@@ -430,6 +537,10 @@ def _problems_from_validation(e: ValidationError) -> list[ConfigError]:
 def _sub_model(ann: Any) -> tuple[str, type[BaseModel] | None]:
     if isinstance(ann, type) and issubclass(ann, BaseModel):
         return "model", ann
+    # An optional table (`RadioConfig | None`): a model when given.
+    models = [a for a in get_args(ann) if isinstance(a, type) and issubclass(a, BaseModel)]
+    if len(models) == 1 and type(None) in get_args(ann):
+        return "model", models[0]
     if get_origin(ann) is list:
         (inner,) = get_args(ann)
         if isinstance(inner, type) and issubclass(inner, BaseModel):

@@ -254,8 +254,9 @@ def plot_traces(
 ) -> Figure:
     """Three stacked panels of one run's traces sharing the time axis.
 
-    Top: packets in the data-direction queue of ``link`` (default: the link whose queue grows
-    longest). Middle: cwnd and ssthresh of ``flow`` in KB (an infinite ssthresh is not drawn).
+    Top: with a radio bearer, the RLC downlink buffer occupancy in SDUs (the papers' BO);
+    otherwise packets in the data-direction queue of ``link`` (default: the link whose queue
+    grows longest). Middle: cwnd and ssthresh of ``flow`` in KB (an infinite ssthresh is not drawn).
     Bottom: first byte (in KB) of every data segment of ``flow`` sent and received, drops
     marked with a red x. ``traces`` is ``simulate(..., traces=True)["traces"]``.
     """
@@ -270,10 +271,16 @@ def plot_traces(
     FigureCanvasAgg(fig)
     ax_q, ax_w, ax_s = fig.subplots(3, 1, sharex=True)
 
-    tq, q = _series(traces, "queue", link)
-    _step_to_end(ax_q, tq, q, t_end, color="C0", linewidth=0.9)
-    ax_q.set_ylabel("queue length (packets)")
-    ax_q.set_title(f"link {link}: data-direction queue", fontsize="medium")
+    tb, bo = _series(traces, "buffer", 0)
+    if tb.size > 0:
+        _step_to_end(ax_q, tb, bo, t_end, color="C0", linewidth=0.9)
+        ax_q.set_ylabel("buffer occupancy (SDUs)")
+        ax_q.set_title("RLC downlink buffer", fontsize="medium")
+    else:
+        tq, q = _series(traces, "queue", link)
+        _step_to_end(ax_q, tq, q, t_end, color="C0", linewidth=0.9)
+        ax_q.set_ylabel("queue length (packets)")
+        ax_q.set_title(f"link {link}: data-direction queue", fontsize="medium")
     ax_q.set_ylim(bottom=0)
 
     tw, w = _series(traces, "cwnd", flow)

@@ -17,8 +17,120 @@ pub struct ScenarioConfig {
     pub simulation: SimulationConfig,
     pub tcp: TcpConfig,
     pub flows: FlowsConfig,
-    /// The wired chain from the server (index 0) to the client (last index).
+    /// The wired chain from the server (index 0) to the client (last index), or to the radio
+    /// network controller when `radio` is set.
     pub links: Vec<LinkConfig>,
+    /// A radio bearer between the end of the wired chain and the client (UE); `None` for a
+    /// wired-only path.
+    pub radio: Option<RadioConfig>,
+}
+
+/// A UMTS dedicated channel with RLC in acknowledged mode (model-specs §1, §2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RadioConfig {
+    /// Transmission time interval: PDUs are sent, and the channel state changes, once per TTI.
+    pub tti_ms: f64,
+    /// PDUs per TTI and direction (12 at 384 kbit/s with 320-bit payloads and a 10 ms TTI).
+    pub pdus_per_tti: u32,
+    /// Payload octets per AMD PDU (40 = 320 bits).
+    pub pdu_payload_bytes: u32,
+    /// Octets per length indicator (1 for PDUs up to 126 octets).
+    pub li_bytes: u32,
+    /// From the start of the TTI a PDU is sent in to its arrival at the peer RLC; the radio
+    /// round trip is twice this (50 ms in the papers).
+    pub one_way_delay_ms: f64,
+    /// Downlink block-error channel (one state per TTI).
+    pub downlink: ChannelConfig,
+    /// Uplink channel; `None` = the downlink's parameters with an independent chain.
+    pub uplink: Option<ChannelConfig>,
+    pub rlc: RlcConfig,
+    /// The per-user downlink buffer at the network side (in SDUs of the RLC transmitter).
+    pub buffer: BufferConfig,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChannelKind {
+    /// No block is ever lost.
+    None,
+    /// Each TTI lost independently with probability `fer`.
+    Iid,
+    /// First-order Markov model of Rayleigh fading (Zorzi et al.), from `fer` and `fd_t`.
+    Markov,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChannelConfig {
+    pub model: ChannelKind,
+    /// Average block (TTI) error rate.
+    pub fer: f64,
+    /// Normalised Doppler frequency f_d * TTI.
+    pub fd_t: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RlcConfig {
+    /// Transmission (= receiving) window, PDUs.
+    pub window_pdus: u32,
+    /// A PDU is sent at most max_dat - 1 times, then its SDUs are discarded (MRW).
+    pub max_dat: u32,
+    pub poll_timer_ms: f64,
+    /// 0 = no Timer_Poll_Prohibit.
+    pub poll_prohibit_ms: f64,
+    /// 0 = no Timer_Status_Prohibit.
+    pub status_prohibit_ms: f64,
+    /// Poll when this share of the window is outstanding; above 100 disables the trigger.
+    pub poll_window_pct: f64,
+    pub poll_last_pdu: bool,
+    pub poll_last_retransmitted: bool,
+    pub missing_pdu_indicator: bool,
+    pub mrw_timer_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BufferConfig {
+    pub discipline: QueueDiscipline,
+    /// SDUs held by the RLC transmitter (queued, in flight or awaiting acknowledgement).
+    pub limit_sdus: u32,
+}
+
+impl Default for RadioConfig {
+    /// The papers' Table 1: 384 kbit/s DCH, FER 10%, f_dT 0.01, buffer 50 SDUs.
+    fn default() -> Self {
+        Self {
+            tti_ms: 10.0,
+            pdus_per_tti: 12,
+            pdu_payload_bytes: 40,
+            li_bytes: 1,
+            one_way_delay_ms: 25.0,
+            downlink: ChannelConfig {
+                model: ChannelKind::Markov,
+                fer: 0.1,
+                fd_t: 0.01,
+            },
+            uplink: None,
+            rlc: RlcConfig {
+                window_pdus: 1024,
+                max_dat: 10,
+                poll_timer_ms: 60.0,
+                poll_prohibit_ms: 0.0,
+                status_prohibit_ms: 60.0,
+                poll_window_pct: 50.0,
+                poll_last_pdu: true,
+                poll_last_retransmitted: true,
+                missing_pdu_indicator: true,
+                mrw_timer_ms: 500.0,
+            },
+            buffer: BufferConfig {
+                discipline: QueueDiscipline::DropTail,
+                limit_sdus: 50,
+            },
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -205,7 +317,74 @@ impl Default for ScenarioConfig {
                     ..LinkConfig::default()
                 },
             ],
+            radio: None,
         }
+    }
+}
+
+impl ChannelConfig {
+    fn validate(&self, key: &str) -> Result<(), ConfigError> {
+        match self.model {
+            ChannelKind::None => Ok(()),
+            ChannelKind::Iid => probability(&format!("{key}.fer"), self.fer),
+            ChannelKind::Markov => {
+                check(
+                    self.fer > 0.0 && self.fer < 1.0,
+                    &format!("{key}.fer"),
+                    self.fer,
+                    "a block error rate in (0, 1) for the markov model",
+                )?;
+                positive(&format!("{key}.fd_t"), self.fd_t)
+            }
+        }
+    }
+}
+
+impl RadioConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        positive("radio.tti_ms", self.tti_ms)?;
+        check(
+            self.pdus_per_tti >= 1,
+            "radio.pdus_per_tti",
+            self.pdus_per_tti,
+            "an integer >= 1",
+        )?;
+        check(
+            self.pdu_payload_bytes > self.li_bytes && self.li_bytes >= 1,
+            "radio.pdu_payload_bytes",
+            self.pdu_payload_bytes,
+            "an integer greater than radio.li_bytes (>= 1)",
+        )?;
+        finite_nonneg("radio.one_way_delay_ms", self.one_way_delay_ms)?;
+        self.downlink.validate("radio.downlink")?;
+        if let Some(u) = &self.uplink {
+            u.validate("radio.uplink")?;
+        }
+        let r = &self.rlc;
+        check(
+            (1..=2047).contains(&r.window_pdus),
+            "radio.rlc.window_pdus",
+            r.window_pdus,
+            "an integer in 1..=2047 (half the 12-bit SN space)",
+        )?;
+        check(
+            r.max_dat >= 2,
+            "radio.rlc.max_dat",
+            r.max_dat,
+            "an integer >= 2 (a PDU is sent at most max_dat - 1 times)",
+        )?;
+        positive("radio.rlc.poll_timer_ms", r.poll_timer_ms)?;
+        finite_nonneg("radio.rlc.poll_prohibit_ms", r.poll_prohibit_ms)?;
+        finite_nonneg("radio.rlc.status_prohibit_ms", r.status_prohibit_ms)?;
+        positive("radio.rlc.poll_window_pct", r.poll_window_pct)?;
+        positive("radio.rlc.mrw_timer_ms", r.mrw_timer_ms)?;
+        check(
+            self.buffer.limit_sdus >= 1,
+            "radio.buffer.limit_sdus",
+            self.buffer.limit_sdus,
+            "an integer >= 1",
+        )?;
+        Ok(())
     }
 }
 
@@ -358,6 +537,9 @@ impl ScenarioConfig {
                     "at least tcp.packet_size_bytes",
                 )?;
             }
+        }
+        if let Some(r) = &self.radio {
+            r.validate()?;
         }
         Ok(())
     }

@@ -213,6 +213,8 @@ fn mix64(mut z: u64) -> u64 {
 pub mod stream {
     pub const FLOW_BASE: u64 = 0;
     pub const LINK_BASE: u64 = 1_000_000;
+    /// Downlink channel; the uplink takes RADIO_BASE + 1.
+    pub const RADIO_BASE: u64 = 2_000_000;
 }
 
 /// A random stream owned by one entity, derived from (seed, run index, stream id) with a PCG

@@ -10,6 +10,8 @@
 //!   `fast_retransmits`, `timeouts`, `acks_sent`, `acks_received`, `delay_samples`;
 //! - `drops.<link>.<data|ack>.<reason>`, `links.<link>.<dir>.{packets_sent,bytes_sent,
 //!   max_queue_packets}`, `drops` (total);
+//! - with a radio bearer: `drops.bearer.{buffer_full,rlc_maxdat}` (in `drops` too) and
+//!   `bearer.<field>` (buffer occupancy mean/max, TTIs lost, PDUs, STATUS, polls, MRW);
 //! - `events`, `measured_s`; `flows.<i>.<field>` for every numeric per-flow field.
 //!
 //! Undefined values (a delay with no sample, fairness with no goodput) are NaN.
@@ -128,6 +130,31 @@ pub fn flat_metrics(r: &RunResult) -> Vec<(String, f64)> {
             format!("links.{prefix}.max_queue_packets"),
             l.max_queue_packets as f64,
         ));
+    }
+    if let Some(b) = &r.bearer {
+        for (reason, count) in &b.drops {
+            out.push((format!("drops.bearer.{reason}"), *count as f64));
+            total_drops += *count as f64;
+        }
+        let fields = [
+            ("mean_buffer_sdus", b.mean_buffer_sdus),
+            ("max_buffer_sdus", b.max_buffer_sdus as f64),
+            ("dl_ttis_lost", b.dl_ttis_lost as f64),
+            ("ul_ttis_lost", b.ul_ttis_lost as f64),
+            ("dl_data_pdus_sent", b.dl_data_pdus_sent as f64),
+            (
+                "dl_data_pdus_retransmitted",
+                b.dl_data_pdus_retransmitted as f64,
+            ),
+            ("ul_data_pdus_sent", b.ul_data_pdus_sent as f64),
+            ("dl_status_pdus", b.dl_status_pdus as f64),
+            ("ul_status_pdus", b.ul_status_pdus as f64),
+            ("dl_polls", b.dl_polls as f64),
+            ("mrw_procedures", b.mrw_procedures as f64),
+        ];
+        for (k, v) in fields {
+            out.push((format!("bearer.{k}"), v));
+        }
     }
     out.push(("drops".into(), total_drops));
     out.push(("events".into(), r.events as f64));

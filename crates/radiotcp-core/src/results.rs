@@ -45,6 +45,27 @@ pub struct LinkStats {
     pub drops: BTreeMap<String, u64>,
 }
 
+/// The radio bearer (when the scenario has one).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BearerStats {
+    /// SDUs dropped at the per-user downlink buffer, by reason ("buffer_full").
+    pub drops: BTreeMap<String, u64>,
+    /// SDUs the network-side RLC discarded after MaxDAT.
+    pub sdus_discarded_maxdat: u64,
+    pub max_buffer_sdus: u32,
+    /// Time-average buffer occupancy over the measured interval, SDUs.
+    pub mean_buffer_sdus: f64,
+    pub dl_ttis_lost: u64,
+    pub ul_ttis_lost: u64,
+    pub dl_data_pdus_sent: u64,
+    pub dl_data_pdus_retransmitted: u64,
+    pub ul_data_pdus_sent: u64,
+    pub dl_status_pdus: u64,
+    pub ul_status_pdus: u64,
+    pub dl_polls: u64,
+    pub mrw_procedures: u64,
+}
+
 /// One time series: sample times, an entity id (flow or link index) and a value.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Trace {
@@ -77,11 +98,13 @@ pub struct Traces {
     pub seq_dropped: Trace,
     /// id = link, value = packets waiting in the data-direction queue, on every change.
     pub queue: Trace,
+    /// id = 0 (the UE), value = RLC downlink buffer occupancy in SDUs, on every change.
+    pub buffer: Trace,
 }
 
 impl Traces {
     /// The traces by name, consuming them (no copy on the way to Python).
-    pub fn into_named(self) -> [(&'static str, Trace); 6] {
+    pub fn into_named(self) -> [(&'static str, Trace); 7] {
         [
             ("cwnd", self.cwnd),
             ("ssthresh", self.ssthresh),
@@ -89,6 +112,7 @@ impl Traces {
             ("seq_received", self.seq_received),
             ("seq_dropped", self.seq_dropped),
             ("queue", self.queue),
+            ("buffer", self.buffer),
         ]
     }
 }
@@ -103,6 +127,7 @@ pub struct RunResult {
     pub events: u64,
     pub flows: Vec<FlowStats>,
     pub links: Vec<LinkStats>,
+    pub bearer: Option<BearerStats>,
     #[serde(skip)]
     pub traces: Option<Traces>,
 }

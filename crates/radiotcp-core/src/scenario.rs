@@ -1,19 +1,26 @@
-//! The wired scenario: K bulk flows from one server through a chain of links to one client,
-//! ACKs back through the same links in the other direction.
+//! The scenario: K bulk flows from one server through a chain of links to one client, ACKs
+//! back through the same links in the other direction; optionally a UMTS radio bearer (RLC AM
+//! over a block-error channel) between the end of the chain (the RNC) and the client (the UE).
 //!
 //! ```text
-//! server (K senders) --link 0--> ... --link n-1--> client (K receivers)
-//!                    <--link 0--  ...  <--link n-1--
+//! server (K senders) --link 0--> ... --link n-1--> [RNC: buffer + RLC AM] ~~DCH~~ UE (K receivers)
+//!                    <--link 0--  ...  <--link n-1--  RLC AM rx <~~DCH~~ RLC AM tx (ACKs)
 //! ```
 //!
 //! The scenario owns the event queue and all entities, and is the only place that turns what a
 //! sans-IO entity asks for (a segment, an ACK, a deadline) into events.
 
-use crate::config::ScenarioConfig;
-use crate::engine::{secs, stream, to_millis, to_secs, EventQueue, RngStream, Time, TimerSlot};
+use std::collections::BTreeMap;
+
+use crate::config::{ChannelConfig, ChannelKind, RadioConfig, ScenarioConfig};
+use crate::engine::{
+    millis, secs, stream, to_millis, to_secs, EventQueue, RngStream, Time, TimerSlot,
+};
 use crate::error::RunError;
 use crate::link::{Dir, DropReason, Enqueued, LinkDir, Packet, PacketKind};
-use crate::results::{FlowStats, LinkStats, RunResult, Traces};
+use crate::radio::channel::{Channel, ChannelModel, MarkovParams};
+use crate::radio::rlc_am::{Pdu, RlcAmEntity, RlcAmParams};
+use crate::results::{BearerStats, FlowStats, LinkStats, RunResult, Traces};
 use crate::tcp::{Ack, ReceiverParams, SenderParams, TcpReceiver, TcpSender};
 use crate::RunOptions;
 
@@ -21,7 +28,7 @@ use crate::RunOptions;
 /// enough that Ctrl-C answers within milliseconds.
 const STOP_CHECK_EVERY: u64 = 1 << 16;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 enum Event {
     FlowStart(u32),
     /// The packet in service on (link, dir) finished serialisation.
@@ -43,6 +50,88 @@ enum Event {
         flow: u32,
         generation: u32,
     },
+    /// A transmission time interval of the radio bearer begins.
+    Tti,
+    /// PDUs of one TTI reach the UE (`to_ue`) or the RNC.
+    RadioArrive {
+        to_ue: bool,
+        pdus: Vec<Pdu>,
+    },
+}
+
+fn channel_model(c: &ChannelConfig) -> ChannelModel {
+    match c.model {
+        ChannelKind::None => ChannelModel::ErrorFree,
+        ChannelKind::Iid => ChannelModel::Iid { fer: c.fer },
+        ChannelKind::Markov => ChannelModel::Markov(
+            MarkovParams::from_fer_doppler(c.fer, c.fd_t)
+                .expect("channel parameters validated with the configuration"),
+        ),
+    }
+}
+
+/// The radio bearer: the RNC's RLC entity (whose transmitter is the per-user buffer), the
+/// UE's, and one channel per direction.
+struct Bearer {
+    rnc: RlcAmEntity,
+    ue: RlcAmEntity,
+    dl: Channel,
+    ul: Channel,
+    tti: Time,
+    slots: u32,
+    delay: Time,
+    limit_sdus: usize,
+    buffer_full: u64,
+    dl_ttis_lost: u64,
+    ul_ttis_lost: u64,
+    max_bo: usize,
+    /// Integral of BO over the measured interval (SDU * ns) and the time of the last change.
+    bo_area: f64,
+    bo_since: Time,
+    last_bo: usize,
+}
+
+impl Bearer {
+    fn new(r: &RadioConfig, seed: u64, run_index: u64) -> Self {
+        let p = RlcAmParams {
+            pdu_payload_bytes: r.pdu_payload_bytes,
+            li_bytes: r.li_bytes,
+            window_pdus: r.rlc.window_pdus,
+            max_dat: r.rlc.max_dat,
+            timer_poll: millis(r.rlc.poll_timer_ms),
+            timer_poll_prohibit: millis(r.rlc.poll_prohibit_ms),
+            timer_status_prohibit: millis(r.rlc.status_prohibit_ms),
+            poll_window_pct: r.rlc.poll_window_pct,
+            poll_last_pdu: r.rlc.poll_last_pdu,
+            poll_last_retransmitted: r.rlc.poll_last_retransmitted,
+            missing_pdu_indicator: r.rlc.missing_pdu_indicator,
+            timer_mrw: millis(r.rlc.mrw_timer_ms),
+        };
+        let ul_cfg = r.uplink.as_ref().unwrap_or(&r.downlink);
+        Self {
+            rnc: RlcAmEntity::new(p.clone()),
+            ue: RlcAmEntity::new(p),
+            dl: Channel::new(
+                channel_model(&r.downlink),
+                RngStream::new(seed, run_index, stream::RADIO_BASE),
+            ),
+            ul: Channel::new(
+                channel_model(ul_cfg),
+                RngStream::new(seed, run_index, stream::RADIO_BASE + 1),
+            ),
+            tti: millis(r.tti_ms),
+            slots: r.pdus_per_tti,
+            delay: millis(r.one_way_delay_ms),
+            limit_sdus: r.buffer.limit_sdus as usize,
+            buffer_full: 0,
+            dl_ttis_lost: 0,
+            ul_ttis_lost: 0,
+            max_bo: 0,
+            bo_area: 0.0,
+            bo_since: 0,
+            last_bo: 0,
+        }
+    }
 }
 
 struct Flow {
@@ -66,6 +155,7 @@ pub struct WiredScenario {
     /// links[i][dir]
     links: Vec<[LinkDir; 2]>,
     link_names: Vec<String>,
+    bearer: Option<Bearer>,
     seed: u64,
     run_index: u64,
     end: Time,
@@ -118,11 +208,16 @@ impl WiredScenario {
                 ]
             })
             .collect();
+        let bearer = cfg.radio.as_ref().map(|r| {
+            q.schedule(0, Event::Tti);
+            Bearer::new(r, seed, run_index)
+        });
         Self {
             q,
             flows,
             links,
             link_names: cfg.links.iter().map(|l| l.name.clone()).collect(),
+            bearer,
             seed,
             run_index,
             end: secs(cfg.simulation.duration_s),
@@ -164,6 +259,105 @@ impl WiredScenario {
                     self.after_receiver(now, flow, ack);
                 }
             }
+            Event::Tti => self.on_tti(now),
+            Event::RadioArrive { to_ue, pdus } => self.on_radio_arrive(now, to_ue, pdus),
+        }
+    }
+
+    /// One TTI: both channels advance whether or not anything is sent (model-specs §1.3), each
+    /// RLC entity fills its PDU slots, and a lost TTI loses all its PDUs.
+    fn on_tti(&mut self, now: Time) {
+        let Some(b) = self.bearer.as_mut() else {
+            return;
+        };
+        let dl_lost = b.dl.advance();
+        let ul_lost = b.ul.advance();
+        let dl = b.rnc.poll_tti(now, b.slots);
+        let ul = b.ue.poll_tti(now, b.slots);
+        let arrive = now + b.delay;
+        if !dl.is_empty() {
+            if dl_lost {
+                b.dl_ttis_lost += 1;
+            } else {
+                self.q.schedule(
+                    arrive,
+                    Event::RadioArrive {
+                        to_ue: true,
+                        pdus: dl,
+                    },
+                );
+            }
+        }
+        if !ul.is_empty() {
+            if ul_lost {
+                b.ul_ttis_lost += 1;
+            } else {
+                self.q.schedule(
+                    arrive,
+                    Event::RadioArrive {
+                        to_ue: false,
+                        pdus: ul,
+                    },
+                );
+            }
+        }
+        let next = now + b.tti;
+        self.q.schedule(next, Event::Tti);
+    }
+
+    fn on_radio_arrive(&mut self, now: Time, to_ue: bool, pdus: Vec<Pdu>) {
+        let Some(b) = self.bearer.as_mut() else {
+            return;
+        };
+        if to_ue {
+            b.ue.on_pdus(pdus);
+            for pkt in b.ue.take_delivered() {
+                self.deliver_data(now, pkt);
+            }
+        } else {
+            b.rnc.on_pdus(pdus);
+            let acks = b.rnc.take_delivered();
+            let last = self.links.len() as u32 - 1;
+            for pkt in acks {
+                self.send_on(now, last, Dir::Ack, pkt);
+            }
+            // STATUS reports free SDUs from the downlink buffer.
+            self.trace_buffer(now);
+        }
+    }
+
+    /// A data packet reached the RNC: the per-user buffer admits it or drops it (drop-tail).
+    fn rnc_offer(&mut self, now: Time, pkt: Packet) {
+        let Some(b) = self.bearer.as_mut() else {
+            return;
+        };
+        if b.rnc.buffer_occupancy() >= b.limit_sdus {
+            b.buffer_full += 1;
+            self.trace_drop(now, &pkt);
+            return;
+        }
+        b.rnc.offer_sdu(pkt);
+        self.trace_buffer(now);
+    }
+
+    /// Keep BO statistics (max, time average over the measured interval) and the trace.
+    fn trace_buffer(&mut self, now: Time) {
+        let Some(b) = self.bearer.as_mut() else {
+            return;
+        };
+        let bo = b.rnc.buffer_occupancy();
+        if bo == b.last_bo {
+            return;
+        }
+        let from = b.bo_since.max(self.measure_from);
+        if now > from {
+            b.bo_area += b.last_bo as f64 * (now - from) as f64;
+        }
+        b.bo_since = now;
+        b.last_bo = bo;
+        b.max_bo = b.max_bo.max(bo);
+        if let Some(t) = self.traces.as_mut() {
+            t.buffer.push(to_secs(now), 0, bo as f64);
         }
     }
 
@@ -225,8 +419,13 @@ impl WiredScenario {
                 rwnd: a.rwnd,
                 sent_at: now,
             };
-            let last = self.links.len() as u32 - 1;
-            self.send_on(now, last, Dir::Ack, pkt);
+            if let Some(b) = self.bearer.as_mut() {
+                // The UE's uplink buffer is not limited: ACKs are small and few.
+                b.ue.offer_sdu(pkt);
+            } else {
+                let last = self.links.len() as u32 - 1;
+                self.send_on(now, last, Dir::Ack, pkt);
+            }
         }
     }
 
@@ -261,6 +460,7 @@ impl WiredScenario {
                 self.send_on(now, link + 1, Dir::Data, pkt)
             }
             Dir::Ack if link > 0 => self.send_on(now, link - 1, Dir::Ack, pkt),
+            Dir::Data if self.bearer.is_some() => self.rnc_offer(now, pkt),
             Dir::Data => self.deliver_data(now, pkt),
             Dir::Ack => {
                 let fl = &mut self.flows[pkt.flow as usize];
@@ -304,8 +504,34 @@ impl WiredScenario {
         }
     }
 
-    fn finish(self) -> RunResult {
+    fn finish(mut self) -> RunResult {
+        let end = self.end;
+        // Close the BO integral at the end of the run.
+        if let Some(b) = self.bearer.as_mut() {
+            let from = b.bo_since.max(self.measure_from);
+            if end > from {
+                b.bo_area += b.last_bo as f64 * (end - from) as f64;
+            }
+        }
         let measured = self.end - self.measure_from;
+        let bearer = self.bearer.as_ref().map(|b| BearerStats {
+            drops: BTreeMap::from([
+                ("buffer_full".to_string(), b.buffer_full),
+                ("rlc_maxdat".to_string(), b.rnc.stats.sdus_discarded),
+            ]),
+            sdus_discarded_maxdat: b.rnc.stats.sdus_discarded,
+            max_buffer_sdus: b.max_bo as u32,
+            mean_buffer_sdus: b.bo_area / measured as f64,
+            dl_ttis_lost: b.dl_ttis_lost,
+            ul_ttis_lost: b.ul_ttis_lost,
+            dl_data_pdus_sent: b.rnc.stats.data_pdus_sent,
+            dl_data_pdus_retransmitted: b.rnc.stats.data_pdus_retransmitted,
+            ul_data_pdus_sent: b.ue.stats.data_pdus_sent,
+            dl_status_pdus: b.ue.stats.status_pdus_sent,
+            ul_status_pdus: b.rnc.stats.status_pdus_sent,
+            dl_polls: b.rnc.stats.polls_sent,
+            mrw_procedures: b.rnc.stats.mrw_sent,
+        });
         let measured_s = to_secs(measured);
         let flows = self
             .flows
@@ -361,6 +587,7 @@ impl WiredScenario {
             events: self.q.popped(),
             flows,
             links,
+            bearer,
             traces: self.traces,
         }
     }

@@ -170,3 +170,117 @@ fn start_jitter_draws_per_run_and_differs_between_runs() {
     assert_ne!(a.flows[0].start_s, a.flows[1].start_s);
     assert_eq!(a, run(&c, 5, 0, &RunOptions::default()).unwrap());
 }
+
+/// The papers' setting (Table 1): 1 Mb/s wired path with a 200 ms round trip, then the
+/// 384 kbit/s DCH with RLC AM, FER 10%, f_dT 0.01, a 50-SDU buffer.
+pub fn umts(flows: u32, duration_s: f64) -> ScenarioConfig {
+    use radiotcp_core::config::RadioConfig;
+    let mut c = ScenarioConfig::default();
+    c.tcp.variant = radiotcp_core::config::TcpVariant::Reno;
+    c.flows.count = flows;
+    c.simulation.duration_s = duration_s;
+    c.links = vec![LinkConfig {
+        name: "wired".into(),
+        rate_kbps: 1000.0,
+        delay_ms: 100.0,
+        queue: QueueConfig {
+            limit_packets: 1000,
+            ..QueueConfig::default()
+        },
+        ..LinkConfig::default()
+    }];
+    c.radio = Some(RadioConfig::default());
+    c
+}
+
+/// RLC payload rate left for TCP payload: 1500-byte SDUs cost 1501 octets (one LI), and
+/// 1460 of them are TCP payload.
+fn umts_payload_bound_kbps() -> f64 {
+    384.0 * 1460.0 / 1501.0
+}
+
+#[test]
+fn umts_error_free_goodput_approaches_the_bearer_payload_rate() {
+    use radiotcp_core::config::ChannelKind;
+    let mut c = umts(4, 120.0);
+    c.simulation.warmup_s = 20.0;
+    let radio = c.radio.as_mut().unwrap();
+    radio.downlink.model = ChannelKind::None;
+    // Room for all four 64 KB windows: no TCP loss, the bearer is never idle.
+    radio.buffer.limit_sdus = 400;
+    let r = run(&c, 1, 0, &RunOptions::default()).unwrap();
+    let g: f64 = r.flows.iter().map(|f| f.goodput_kbps).sum();
+    let b = r.bearer.as_ref().unwrap();
+    // STATUS PDUs answering the uplink's polls take downlink slots (about 1.3%).
+    let slots = 1200.0 * 120.0;
+    let status_share = b.ul_status_pdus as f64 / slots;
+    let bound = umts_payload_bound_kbps();
+    assert!(g <= bound, "goodput {g} above {bound}");
+    assert!(
+        g >= 0.995 * bound * (1.0 - status_share),
+        "goodput {g} vs {bound} less {status_share} of STATUS"
+    );
+    let b = r.bearer.unwrap();
+    assert_eq!(b.dl_ttis_lost + b.ul_ttis_lost, 0);
+    assert_eq!(b.dl_data_pdus_retransmitted, 0);
+}
+
+#[test]
+fn umts_goodput_cannot_exceed_one_minus_fer_of_the_payload_rate() {
+    use radiotcp_core::config::ChannelKind;
+    for model in [ChannelKind::Iid, ChannelKind::Markov] {
+        let mut c = umts(4, 120.0);
+        c.simulation.warmup_s = 10.0;
+        c.radio.as_mut().unwrap().downlink.model = model;
+        c.radio.as_mut().unwrap().buffer.limit_sdus = 200;
+        let mut total = 0.0;
+        for i in 0..4 {
+            let r = run(&c, 5, i, &RunOptions::default()).unwrap();
+            total += r.flows.iter().map(|f| f.goodput_kbps).sum::<f64>();
+        }
+        let g = total / 4.0;
+        let bound = 0.9 * umts_payload_bound_kbps();
+        // 4 x 110 s of 100 TTIs/s: the measured FER is within about 1% of 10% (relative),
+        // more for the slow-fading chain whose bursts last 14 TTIs on average.
+        assert!(
+            g <= bound * 1.03,
+            "{model:?}: goodput {g} above (1 - FER) x {bound}"
+        );
+        assert!(
+            g >= 0.75 * bound,
+            "{model:?}: goodput {g} far below {bound}"
+        );
+    }
+}
+
+#[test]
+fn umts_runs_are_deterministic_and_seeded() {
+    let c = umts(2, 30.0);
+    let opts = RunOptions { traces: true };
+    let a = run(&c, 3, 0, &opts).unwrap();
+    assert_eq!(a, run(&c, 3, 0, &opts).unwrap());
+    assert_ne!(a.flows, run(&c, 3, 1, &opts).unwrap().flows);
+    let t = a.traces.unwrap();
+    assert!(t.buffer.value.iter().all(|&bo| bo <= 50.0));
+    assert!(!t.buffer.time_s.is_empty());
+}
+
+#[test]
+fn umts_larger_buffer_raises_goodput_and_delay() {
+    // Fig. 1 of both papers, qualitatively: 4 flows, buffer 10 vs 50 SDUs, 5 runs each.
+    let mean = |limit: u32| {
+        let mut c = umts(4, 60.0);
+        c.radio.as_mut().unwrap().buffer.limit_sdus = limit;
+        let (mut g, mut d) = (0.0, 0.0);
+        for i in 0..5 {
+            let r = run(&c, 9, i, &RunOptions::default()).unwrap();
+            g += r.flows.iter().map(|f| f.goodput_kbps).sum::<f64>() / 5.0;
+            d += r.flows.iter().map(|f| f.delay_mean_ms).sum::<f64>() / 4.0 / 5.0;
+        }
+        (g, d)
+    };
+    let (g10, d10) = mean(10);
+    let (g50, d50) = mean(50);
+    assert!(g50 > g10, "goodput {g10} -> {g50}");
+    assert!(d50 > d10 * 1.5, "delay {d10} -> {d50}");
+}

@@ -1,0 +1,68 @@
+"""The radio bearer's configuration: preset, defaults, errors naming the key."""
+
+from __future__ import annotations
+
+import pytest
+
+import radiotcp
+from radiotcp.config import load
+
+from .conftest import REPO, run_cli
+
+UMTS = REPO / "scenarios" / "umts-384k.toml"
+
+
+def test_umts_preset_is_the_papers_table_1():
+    cfg = load(UMTS)
+    r = cfg.radio
+    assert r is not None
+    assert (r.tti_ms, r.pdus_per_tti, r.pdu_payload_bytes) == (10.0, 12, 40)
+    assert (r.downlink.model, r.downlink.fer, r.downlink.fd_t) == ("markov", 0.1, 0.01)
+    assert (r.rlc.window_pdus, r.rlc.max_dat, r.rlc.poll_timer_ms) == (1024, 10, 60.0)
+    assert (r.rlc.status_prohibit_ms, r.rlc.poll_window_pct) == (60.0, 50.0)
+    assert r.rlc.poll_last_pdu and r.rlc.poll_last_retransmitted and r.rlc.missing_pdu_indicator
+    assert r.buffer.limit_sdus == 50
+    assert r.one_way_delay_ms * 2 == 50.0
+    assert cfg.tcp.variant == "reno" and cfg.tcp.rwnd_bytes == 65535
+    assert cfg.links[0].rate_kbps == 1000.0 and cfg.links[0].delay_ms * 2 == 200.0
+    # Every key of the preset equals the model's default: the preset documents the defaults.
+    assert r == radiotcp.config.RadioConfig()
+
+
+def test_radio_table_can_be_added_with_defaults():
+    cfg = load(REPO / "scenarios" / "wired-384k.toml", ["radio={}"])
+    assert cfg.radio == radiotcp.config.RadioConfig()
+
+
+@pytest.mark.parametrize(
+    ("override", "key"),
+    [
+        ("radio.buffer.limit_sdus=0", "radio.buffer.limit_sdus"),
+        ("radio.downlink.fer=1.5", "radio.downlink.fer"),
+        ("radio.rlc.max_dat=1", "radio.rlc.max_dat"),
+        ("radio.rlc.window_pdus=4096", "radio.rlc.window_pdus"),
+        ("radio.downlink.model=rayleigh", "radio.downlink.model"),
+    ],
+)
+def test_bad_radio_values_name_the_key(override, key):
+    with pytest.raises(radiotcp.ConfigError) as e:
+        load(UMTS, [override])
+    assert e.value.key == key
+
+
+def test_unknown_radio_key_is_an_error_in_the_cli():
+    r = run_cli("validate", str(UMTS), "--set", "radio.rlc.polltimer_ms=10")
+    assert r.returncode == 2
+    assert "radio.rlc.polltimer_ms" in r.stderr and "Traceback" not in r.stderr
+    assert "poll_timer_ms" in r.stderr, "the closest known key is suggested"
+
+
+def test_umts_run_reports_bearer_metrics():
+    res = radiotcp.run(
+        UMTS, runs=2, overrides=["simulation.duration_s=10", "radio.downlink.model=iid"]
+    )
+    m = res.runs[0]
+    assert m["bearer.max_buffer_sdus"] <= 50
+    assert m["bearer.dl_data_pdus_sent"] > 0
+    assert "drops.bearer.buffer_full" in m and "drops.bearer.rlc_maxdat" in m
+    assert res.runs[0]["goodput_kbps"] != res.runs[1]["goodput_kbps"]
