@@ -128,6 +128,10 @@ pub struct RlcAmEntity {
     p: RlcAmParams,
     // ---- transmitter ----
     sdus: VecDeque<TxSdu>,
+    /// Index in `sdus` of the first SDU with octets left to segment (SDUs are segmented in
+    /// order), and the octets left in all: segmentation never rescans the buffer.
+    seg_idx: usize,
+    unseg_bytes: u64,
     next_sdu_id: u64,
     /// An SDU end whose LI did not fit in the PDU that took its last octet ("previous PDU
     /// exactly filled", §2.2): it is signalled in the next PDU.
@@ -165,6 +169,8 @@ impl RlcAmEntity {
         Self {
             p,
             sdus: VecDeque::new(),
+            seg_idx: 0,
+            unseg_bytes: 0,
             next_sdu_id: 0,
             pending_end: None,
             vt_s: 0,
@@ -220,6 +226,7 @@ impl RlcAmEntity {
             unsegmented: packet.size,
             last_pdu: None,
         });
+        self.unseg_bytes += packet.size as u64;
         self.next_sdu_id += 1;
     }
 
@@ -229,7 +236,15 @@ impl RlcAmEntity {
     }
 
     fn has_unsegmented(&self) -> bool {
-        self.pending_end.is_some() || self.sdus.iter().any(|s| s.unsegmented > 0)
+        self.pending_end.is_some() || self.unseg_bytes > 0
+    }
+
+    /// Remove the oldest SDU, keeping the segmentation cursor in step.
+    fn pop_sdu(&mut self) -> Option<TxSdu> {
+        let s = self.sdus.pop_front()?;
+        self.unseg_bytes -= s.unsegmented as u64;
+        self.seg_idx = self.seg_idx.saturating_sub(1);
+        Some(s)
     }
 
     // ------------------------------------------------------------------------------------
@@ -339,6 +354,15 @@ impl RlcAmEntity {
             }
         }
         self.stats.data_pdus_sent += out.iter().filter(|p| !p.is_control()).count() as u64;
+        debug_assert_eq!(
+            self.unseg_bytes,
+            self.sdus.iter().map(|s| s.unsegmented as u64).sum::<u64>()
+        );
+        debug_assert!(self
+            .sdus
+            .iter()
+            .skip(self.seg_idx)
+            .all(|s| s.unsegmented > 0));
         out
     }
 
@@ -392,13 +416,13 @@ impl RlcAmEntity {
             }
             ends.push(end);
         }
-        for s in self.sdus.iter_mut() {
+        let before = self.unseg_bytes;
+        let mut consumed = 0u64;
+        for s in self.sdus.iter_mut().skip(self.seg_idx) {
             if space == 0 {
                 break;
             }
-            if s.unsegmented == 0 {
-                continue;
-            }
+            let had = s.unsegmented as u64;
             first_sdu.get_or_insert(s.id);
             last_sdu = s.id;
             if s.unsegmented + li <= space {
@@ -425,6 +449,15 @@ impl RlcAmEntity {
                 s.unsegmented -= space;
                 space = 0;
             }
+            consumed += had - s.unsegmented as u64;
+        }
+        self.unseg_bytes = before - consumed;
+        while self
+            .sdus
+            .get(self.seg_idx)
+            .is_some_and(|s| s.unsegmented == 0)
+        {
+            self.seg_idx += 1;
         }
         let first_sdu = first_sdu.unwrap_or(last_sdu);
         self.tx.insert(
@@ -463,7 +496,7 @@ impl RlcAmEntity {
                     _ => end_pdu = x,
                 }
             }
-            self.sdus.pop_front();
+            self.pop_sdu();
             discarded += 1;
         }
         if let Some((end, _)) = &self.pending_end {
@@ -554,7 +587,7 @@ impl RlcAmEntity {
         while let Some(s) = self.sdus.front() {
             match s.last_pdu {
                 Some(e) if s.unsegmented == 0 && e < self.vt_a => {
-                    self.sdus.pop_front();
+                    self.pop_sdu();
                 }
                 _ => break,
             }
