@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -154,7 +155,8 @@ runs = 6
 """
 
 
-def test_kill_9_mid_sweep_then_resume_gives_exactly_one_row_per_run(tmp_path):
+def _start_slow_sweep(tmp_path, jobs: int) -> tuple[list[str], Path, subprocess.Popen]:
+    """Start the slow sweep in a subprocess and return once it has stored its first run."""
     sweep_file = tmp_path / "slow.toml"
     sweep_file.write_text(SLOW_SWEEP.format(preset=PRESET))
     store = tmp_path / "store.sqlite"
@@ -167,29 +169,30 @@ def test_kill_9_mid_sweep_then_resume_gives_exactly_one_row_per_run(tmp_path):
         "--store",
         str(store),
         "--jobs",
-        "1",
+        str(jobs),
         "--no-progress",
     ]
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 60
-        stored = 0
-        while time.time() < deadline and proc.poll() is None:
-            time.sleep(0.05)
-            if store.exists():
-                try:
-                    with sqlite3.connect(store) as db:
-                        stored = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-                except sqlite3.Error:
-                    continue
-                if stored >= 1:
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+        try:
+            with sqlite3.connect(store) as db:
+                if db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] >= 1:
                     break
-        assert proc.poll() is None, "the sweep finished before it could be killed"
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+        except sqlite3.Error:
+            continue
+    if proc.poll() is not None:
+        pytest.fail("the sweep finished before it could be interrupted")
+    return cmd, store, proc
+
+
+def test_kill_9_mid_sweep_then_resume_gives_exactly_one_row_per_run(tmp_path):
+    cmd, store, proc = _start_slow_sweep(tmp_path, jobs=1)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=10)
     with Store(store) as st:
         partial = st.count_runs()
     assert 1 <= partial < 24
@@ -199,7 +202,7 @@ def test_kill_9_mid_sweep_then_resume_gives_exactly_one_row_per_run(tmp_path):
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 24
         assert db.execute("SELECT COUNT(DISTINCT key) FROM runs").fetchone()[0] == 24
-    spec_, base_dir = load_sweep(sweep_file)
+    spec_, base_dir = load_sweep(tmp_path / "slow.toml")
     with Store(store) as st, Store(tmp_path / "clean.sqlite") as clean:
         resumed = run_sweep(spec_, base_dir, st, jobs=1)
         assert resumed.computed == 0
@@ -225,34 +228,7 @@ def test_dask_local_cluster_gives_the_local_results(tmp_path):
 
 
 def test_ctrl_c_stops_a_sweep_cleanly_and_keeps_finished_runs(tmp_path):
-    sweep_file = tmp_path / "slow.toml"
-    sweep_file.write_text(SLOW_SWEEP.format(preset=PRESET))
-    store = tmp_path / "store.sqlite"
-    cmd = [
-        sys.executable,
-        "-m",
-        "radiotcp",
-        "sweep",
-        str(sweep_file),
-        "--store",
-        str(store),
-        "--jobs",
-        "2",
-        "--no-progress",
-    ]
-    proc = subprocess.Popen(
-        cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    deadline = time.time() + 60
-    while time.time() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-        try:
-            with sqlite3.connect(store) as db:
-                if db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] >= 1:
-                    break
-        except sqlite3.Error:
-            continue
-    assert proc.poll() is None, "the sweep finished before it could be interrupted"
+    _, store, proc = _start_slow_sweep(tmp_path, jobs=2)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130
