@@ -10,6 +10,7 @@ pub mod engine;
 pub mod error;
 pub mod link;
 pub mod metrics;
+pub mod queue;
 pub mod radio;
 pub mod results;
 pub mod scenario;

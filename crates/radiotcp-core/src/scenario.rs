@@ -10,14 +10,13 @@
 //! The scenario owns the event queue and all entities, and is the only place that turns what a
 //! sans-IO entity asks for (a segment, an ACK, a deadline) into events.
 
-use std::collections::BTreeMap;
-
 use crate::config::{ChannelConfig, ChannelKind, RadioConfig, ScenarioConfig};
 use crate::engine::{
     millis, secs, stream, to_millis, to_secs, EventQueue, RngStream, Time, TimerSlot,
 };
 use crate::error::RunError;
 use crate::link::{Dir, DropReason, Enqueued, LinkDir, Packet, PacketKind};
+use crate::queue::{BufferDiscipline, BufferDrop, Verdict};
 use crate::radio::channel::{Channel, ChannelModel, MarkovParams};
 use crate::radio::rlc_am::{Pdu, RlcAmEntity, RlcAmParams};
 use crate::results::{BearerStats, FlowStats, LinkStats, RunResult, Traces};
@@ -80,8 +79,9 @@ struct Bearer {
     tti: Time,
     slots: u32,
     delay: Time,
-    limit_sdus: usize,
-    buffer_full: u64,
+    discipline: BufferDiscipline,
+    /// Buffer drops, indexed by `BufferDrop`.
+    buffer_drops: [u64; BufferDrop::ALL.len()],
     dl_ttis_lost: u64,
     ul_ttis_lost: u64,
     max_bo: usize,
@@ -122,8 +122,8 @@ impl Bearer {
             tti: millis(r.tti_ms),
             slots: r.pdus_per_tti,
             delay: millis(r.one_way_delay_ms),
-            limit_sdus: r.buffer.limit_sdus as usize,
-            buffer_full: 0,
+            discipline: BufferDiscipline::from_config(&r.buffer),
+            buffer_drops: [0; BufferDrop::ALL.len()],
             dl_ttis_lost: 0,
             ul_ttis_lost: 0,
             max_bo: 0,
@@ -326,17 +326,32 @@ impl WiredScenario {
         }
     }
 
-    /// A data packet reached the RNC: the per-user buffer admits it or drops it (drop-tail).
+    /// A data packet reached the RNC: the buffer's discipline admits or drops it.
     fn rnc_offer(&mut self, now: Time, pkt: Packet) {
         let Some(b) = self.bearer.as_mut() else {
             return;
         };
-        if b.rnc.buffer_occupancy() >= b.limit_sdus {
-            b.buffer_full += 1;
-            self.trace_drop(now, &pkt);
-            return;
+        let dropped = match b.discipline.on_arrival(now, b.rnc.buffer_occupancy()) {
+            Verdict::Admit => {
+                b.rnc.offer_sdu(pkt);
+                None
+            }
+            Verdict::Drop(reason) => {
+                b.buffer_drops[reason as usize] += 1;
+                Some(pkt)
+            }
+            Verdict::AdmitDropFirstUnsent(reason) => {
+                b.rnc.offer_sdu(pkt);
+                let victim = b.rnc.drop_first_unsent();
+                if victim.is_some() {
+                    b.buffer_drops[reason as usize] += 1;
+                }
+                victim
+            }
+        };
+        if let Some(p) = dropped {
+            self.trace_drop(now, &p);
         }
-        b.rnc.offer_sdu(pkt);
         self.trace_buffer(now);
     }
 
@@ -515,10 +530,11 @@ impl WiredScenario {
         }
         let measured = self.end - self.measure_from;
         let bearer = self.bearer.as_ref().map(|b| BearerStats {
-            drops: BTreeMap::from([
-                ("buffer_full".to_string(), b.buffer_full),
-                ("rlc_maxdat".to_string(), b.rnc.stats.sdus_discarded),
-            ]),
+            drops: BufferDrop::ALL
+                .iter()
+                .map(|r| (r.name().to_string(), b.buffer_drops[*r as usize]))
+                .chain([("rlc_maxdat".to_string(), b.rnc.stats.sdus_discarded)])
+                .collect(),
             sdus_discarded_maxdat: b.rnc.stats.sdus_discarded,
             max_buffer_sdus: b.max_bo as u32,
             mean_buffer_sdus: b.bo_area / measured as f64,

@@ -322,3 +322,19 @@ proptest! {
         prop_assert_eq!(b.b.vr_r(), b.a.vt_s());
     }
 }
+
+#[test]
+fn drop_first_unsent_spares_sdus_already_on_the_air() {
+    let mut b = Bearer::new(params());
+    for i in 0..3 {
+        b.a.offer_sdu(sdu(i, 1500));
+    }
+    b.run(1, &mut |_, _| false); // 12 PDUs: SDU 0 partly segmented
+    let victim = b.a.drop_first_unsent().expect("SDU 1 has not started");
+    assert_eq!(victim.seq, 1);
+    assert_eq!(b.a.buffer_occupancy(), 2);
+    b.run(40, &mut |_, _| false);
+    let got: Vec<u64> = b.delivered_b.iter().map(|p| p.seq).collect();
+    assert_eq!(got, vec![0, 2]);
+    assert!(b.a.drop_first_unsent().is_none(), "nothing left unsent");
+}

@@ -230,6 +230,16 @@ impl RlcAmEntity {
         self.next_sdu_id += 1;
     }
 
+    /// Remove the first SDU whose transmission has not started (no octet segmented yet), for
+    /// disciplines that drop from the queue rather than at its tail.
+    pub fn drop_first_unsent(&mut self) -> Option<Packet> {
+        let idx = (self.seg_idx..self.sdus.len())
+            .find(|&i| self.sdus[i].unsegmented == self.sdus[i].packet.size)?;
+        let s = self.sdus.remove(idx)?;
+        self.unseg_bytes -= s.unsegmented as u64;
+        Some(s.packet)
+    }
+
     /// SDUs delivered in sequence since the last call.
     pub fn take_delivered(&mut self) -> Vec<Packet> {
         std::mem::take(&mut self.delivered)
