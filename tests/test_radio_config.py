@@ -66,3 +66,33 @@ def test_umts_run_reports_bearer_metrics():
     assert m["bearer.dl_data_pdus_sent"] > 0
     assert "drops.bearer.buffer_full" in m and "drops.bearer.rlc_maxdat" in m
     assert res.runs[0]["goodput_kbps"] != res.runs[1]["goodput_kbps"]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "key"),
+    [
+        (["radio.buffer.red.max_th_sdus=10"], "radio.buffer.red.max_th_sdus"),
+        (["radio.buffer.red.max_p=0"], "radio.buffer.red.max_p"),
+        (["radio.buffer.sbd.min_th_sdus=60"], "radio.buffer.sbd.min_th_sdus"),
+        (["radio.buffer.sbd.t_r_ms=-1"], "radio.buffer.sbd.t_r_ms"),
+        (["radio.buffer.discipline=codel"], "radio.buffer.discipline"),
+    ],
+)
+def test_bad_aqm_values_name_the_key(overrides, key):
+    with pytest.raises(radiotcp.ConfigError) as e:
+        load(UMTS, overrides)
+    assert e.value.key == key
+
+
+def test_red_and_sbd_drop_with_their_own_reasons():
+    base = ["simulation.duration_s=30", "flows.count=4", "radio.buffer.limit_sdus=40"]
+    red = radiotcp.run(UMTS, runs=2, overrides=[*base, "radio.buffer.discipline=red"])
+    assert red.summary["drops.bearer.red_early"][0] > 0
+    assert red.summary["drops.bearer.sbd"][0] == 0
+    sbd = radiotcp.run(
+        UMTS,
+        runs=2,
+        overrides=[*base, "radio.buffer.discipline=sbd", "radio.buffer.sbd.t_r_ms=100"],
+    )
+    assert sbd.summary["drops.bearer.sbd"][0] > 0
+    assert sbd.summary["drops.bearer.red_early"][0] == 0

@@ -286,17 +286,60 @@ class RlcConfig(_Model):
     mrw_timer_ms: PosFloat = Field(500.0, description="Timer_MRW, ms.")
 
 
+class RedConfig(_Model):
+    """RED on the instantaneous buffer occupancy with the count correction (model-specs 6.1)."""
+
+    min_th_sdus: NonNegFloat = Field(20.0, description="Lower threshold, SDUs.")
+    max_th_sdus: PosFloat = Field(
+        40.0, description="Upper threshold, SDUs; at or above it every arrival is dropped."
+    )
+    max_p: PosFloat = Field(0.05, le=1.0, description="Drop probability reached at max_th.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> RedConfig:
+        if self.max_th_sdus <= self.min_th_sdus:
+            raise _constraint("max_th_sdus", self.max_th_sdus, "a number greater than min_th_sdus")
+        return self
+
+
+class SbdConfig(_Model):
+    """Slope Based Discard (Alcaraz & Cerdan 2006, section 4); maxth is limit_sdus."""
+
+    min_th_sdus: NonNegFloat = Field(25.0, description="minth, SDUs (below limit_sdus).")
+    t_r_ms: PosFloat = Field(350.0, description="Estimated reaction time T_r, ms.")
+    alpha_bits: PosFloat = Field(
+        60000.0, description="Occupancy interval alpha, bits (5 maximum-size SDUs)."
+    )
+    sync_to_tti: bool = Field(
+        False, description="Round the C_n and T_r timer expiries up to TTI boundaries."
+    )
+
+
 class BufferConfig(_Model):
     """The per-user downlink buffer at the network side, counted in SDUs."""
 
-    discipline: Literal["droptail"] = Field("droptail", description="Only 'droptail' for now.")
+    discipline: Literal["droptail", "red", "sbd"] = Field(
+        "droptail",
+        description="'droptail', 'red' (instantaneous RED) or 'sbd' (Slope Based Discard); "
+        "the hard limit applies to all.",
+    )
     limit_sdus: int = Field(
         50,
         ge=1,
         le=U32_MAX,
         description="SDUs the RLC transmitter may hold (queued, in flight or awaiting "
-        "acknowledgement).",
+        "acknowledgement); SBD's maxth.",
     )
+    red: RedConfig = Field(default_factory=RedConfig, description="RED parameters.")
+    sbd: SbdConfig = Field(default_factory=SbdConfig, description="SBD parameters.")
+
+    @model_validator(mode="after")
+    def _sbd_below_limit(self) -> BufferConfig:
+        if self.sbd.min_th_sdus >= self.limit_sdus:
+            raise _constraint(
+                "sbd.min_th_sdus", self.sbd.min_th_sdus, "a number below limit_sdus (maxth)"
+            )
+        return self
 
 
 class RadioConfig(_Model):

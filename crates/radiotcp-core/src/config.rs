@@ -93,9 +93,65 @@ pub struct RlcConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BufferConfig {
-    pub discipline: QueueDiscipline,
-    /// SDUs held by the RLC transmitter (queued, in flight or awaiting acknowledgement).
+    pub discipline: BufferDisciplineKind,
+    /// SDUs held by the RLC transmitter (queued, in flight or awaiting acknowledgement); also
+    /// SBD's maxth.
     pub limit_sdus: u32,
+    pub red: RedConfig,
+    pub sbd: SbdConfig,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BufferDisciplineKind {
+    DropTail,
+    /// RED on the instantaneous occupancy (model-specs §6.1).
+    Red,
+    /// Slope Based Discard (Alcaraz & Cerdan 2006, §4).
+    Sbd,
+}
+
+/// RED with the instantaneous queue (w_q = 1) and the count-based correction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedConfig {
+    pub min_th_sdus: f64,
+    pub max_th_sdus: f64,
+    pub max_p: f64,
+}
+
+/// Slope Based Discard; maxth is the buffer limit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SbdConfig {
+    pub min_th_sdus: f64,
+    /// Estimated reaction time T_r.
+    pub t_r_ms: f64,
+    /// Occupancy interval alpha, bits (default 5 maximum-size SDUs).
+    pub alpha_bits: f64,
+    /// Run the C_n and T_r timers on the TTI grid (expiries rounded up to a TTI boundary).
+    pub sync_to_tti: bool,
+}
+
+impl Default for RedConfig {
+    fn default() -> Self {
+        Self {
+            min_th_sdus: 20.0,
+            max_th_sdus: 40.0,
+            max_p: 0.05,
+        }
+    }
+}
+
+impl Default for SbdConfig {
+    fn default() -> Self {
+        Self {
+            min_th_sdus: 25.0,
+            t_r_ms: 350.0,
+            alpha_bits: 5.0 * 1500.0 * 8.0,
+            sync_to_tti: false,
+        }
+    }
 }
 
 impl Default for RadioConfig {
@@ -126,8 +182,10 @@ impl Default for RadioConfig {
                 mrw_timer_ms: 500.0,
             },
             buffer: BufferConfig {
-                discipline: QueueDiscipline::DropTail,
+                discipline: BufferDisciplineKind::DropTail,
                 limit_sdus: 50,
+                red: RedConfig::default(),
+                sbd: SbdConfig::default(),
             },
         }
     }
@@ -378,12 +436,36 @@ impl RadioConfig {
         finite_nonneg("radio.rlc.status_prohibit_ms", r.status_prohibit_ms)?;
         positive("radio.rlc.poll_window_pct", r.poll_window_pct)?;
         positive("radio.rlc.mrw_timer_ms", r.mrw_timer_ms)?;
+        let b = &self.buffer;
         check(
-            self.buffer.limit_sdus >= 1,
+            b.limit_sdus >= 1,
             "radio.buffer.limit_sdus",
-            self.buffer.limit_sdus,
+            b.limit_sdus,
             "an integer >= 1",
         )?;
+        finite_nonneg("radio.buffer.red.min_th_sdus", b.red.min_th_sdus)?;
+        check(
+            b.red.max_th_sdus.is_finite() && b.red.max_th_sdus > b.red.min_th_sdus,
+            "radio.buffer.red.max_th_sdus",
+            b.red.max_th_sdus,
+            "a number greater than radio.buffer.red.min_th_sdus",
+        )?;
+        check(
+            b.red.max_p > 0.0 && b.red.max_p <= 1.0,
+            "radio.buffer.red.max_p",
+            b.red.max_p,
+            "a probability in (0, 1]",
+        )?;
+        check(
+            b.sbd.min_th_sdus.is_finite()
+                && b.sbd.min_th_sdus >= 0.0
+                && b.sbd.min_th_sdus < b.limit_sdus as f64,
+            "radio.buffer.sbd.min_th_sdus",
+            b.sbd.min_th_sdus,
+            "a number >= 0 and below radio.buffer.limit_sdus (SBD's maxth)",
+        )?;
+        positive("radio.buffer.sbd.t_r_ms", b.sbd.t_r_ms)?;
+        positive("radio.buffer.sbd.alpha_bits", b.sbd.alpha_bits)?;
         Ok(())
     }
 }

@@ -7,25 +7,39 @@
 //! the first SDU whose transmission has not started) use the same verdicts. Every drop carries
 //! a reason, counted per reason in the results.
 //!
-//! Only drop-tail exists so far; RED, SBD, CoDel and PIE plug in as further variants of
-//! [`BufferDiscipline`] (enum dispatch, no allocation per decision).
+//! Drop-tail, RED (instantaneous) and Slope Based Discard so far; CoDel and PIE plug in as
+//! further variants (enum dispatch, no allocation per decision).
 
-use crate::config::{BufferConfig, QueueDiscipline};
-use crate::engine::Time;
+use crate::config::{BufferConfig, BufferDisciplineKind};
+use crate::engine::{millis, RngStream, Time, NS_PER_S};
 
 /// Why the buffer refused or removed an SDU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum BufferDrop {
     /// The buffer held `limit_sdus` SDUs.
     BufferFull,
+    /// RED's random early drop (min_th <= BO < max_th).
+    RedEarly,
+    /// RED's forced drop (BO >= max_th).
+    RedForced,
+    /// Slope Based Discard: the filling rate exceeded the critical rate.
+    Sbd,
 }
 
 impl BufferDrop {
-    pub const ALL: [BufferDrop; 1] = [BufferDrop::BufferFull];
+    pub const ALL: [BufferDrop; 4] = [
+        BufferDrop::BufferFull,
+        BufferDrop::RedEarly,
+        BufferDrop::RedForced,
+        BufferDrop::Sbd,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             BufferDrop::BufferFull => "buffer_full",
+            BufferDrop::RedEarly => "red_early",
+            BufferDrop::RedForced => "red_forced",
+            BufferDrop::Sbd => "sbd",
         }
     }
 }
@@ -41,31 +55,237 @@ pub enum Verdict {
     AdmitDropFirstUnsent(BufferDrop),
 }
 
-/// A discipline with its state.
+/// RED on the instantaneous occupancy (w_q = 1) with the count-based correction
+/// (model-specs §6.1; Floyd & Jacobson 1993).
 #[derive(Debug, Clone)]
-pub enum BufferDiscipline {
-    DropTail { limit: usize },
+pub struct Red {
+    min_th: f64,
+    max_th: f64,
+    max_p: f64,
+    /// Arrivals since the last drop while in [min_th, max_th); -1 when inactive.
+    count: i64,
+    rng: RngStream,
 }
 
-impl BufferDiscipline {
-    pub fn from_config(c: &BufferConfig) -> Self {
-        match c.discipline {
-            QueueDiscipline::DropTail => BufferDiscipline::DropTail {
-                limit: c.limit_sdus as usize,
-            },
+impl Red {
+    pub fn new(min_th: f64, max_th: f64, max_p: f64, rng: RngStream) -> Self {
+        Self {
+            min_th,
+            max_th,
+            max_p,
+            count: -1,
+            rng,
         }
     }
 
-    /// An SDU arrives at `now` and finds `bo` SDUs in the buffer.
-    pub fn on_arrival(&mut self, _now: Time, bo: usize) -> Verdict {
-        match self {
-            BufferDiscipline::DropTail { limit } => {
-                if bo >= *limit {
-                    Verdict::Drop(BufferDrop::BufferFull)
-                } else {
-                    Verdict::Admit
+    /// The drop probability p_a for an arrival that finds `q` SDUs, updating `count`.
+    pub fn drop_probability(&mut self, q: f64) -> f64 {
+        if q < self.min_th {
+            self.count = -1;
+            return 0.0;
+        }
+        if q >= self.max_th {
+            return 1.0;
+        }
+        self.count += 1;
+        let p_b = self.max_p * (q - self.min_th) / (self.max_th - self.min_th);
+        let c = self.count as f64;
+        if c * p_b >= 1.0 {
+            1.0
+        } else {
+            p_b / (1.0 - c * p_b)
+        }
+    }
+
+    fn on_arrival(&mut self, q: f64) -> Verdict {
+        let forced = q >= self.max_th;
+        let p_a = self.drop_probability(q);
+        if p_a > 0.0 && (p_a >= 1.0 || self.rng.uniform() < p_a) {
+            self.count = 0;
+            Verdict::Drop(if forced {
+                BufferDrop::RedForced
+            } else {
+                BufferDrop::RedEarly
+            })
+        } else {
+            Verdict::Admit
+        }
+    }
+}
+
+/// Slope Based Discard (Alcaraz & Cerdan, IWCMC 2006, §4 and Fig. 5). Occupancies in bits.
+#[derive(Debug, Clone)]
+pub struct Sbd {
+    minth: f64,
+    maxth: f64,
+    t_r: Time,
+    alpha: f64,
+    /// TTI to which timer expiries are rounded up, if synchronised.
+    tti: Option<Time>,
+    /// Timer C_n running: (expiry, th_n).
+    c_n: Option<(Time, f64)>,
+    /// Monitoring deactivated until this instant after a drop.
+    t_r_until: Option<Time>,
+}
+
+impl Sbd {
+    pub fn new(
+        minth_bits: f64,
+        maxth_bits: f64,
+        t_r: Time,
+        alpha_bits: f64,
+        tti: Option<Time>,
+    ) -> Self {
+        Self {
+            minth: minth_bits,
+            maxth: maxth_bits,
+            t_r,
+            alpha: alpha_bits,
+            tti,
+            c_n: None,
+            t_r_until: None,
+        }
+    }
+
+    fn on_grid(&self, t: Time) -> Time {
+        match self.tti {
+            Some(tti) if tti > 0 => t.div_ceil(tti) * tti,
+            _ => t,
+        }
+    }
+
+    /// The critical rate for threshold `th`, r_c = (maxth - th_n) / T_r (eq. 1), bits/s.
+    pub fn critical_rate(&self, th: f64) -> f64 {
+        (self.maxth - th) / (self.t_r as f64 / NS_PER_S as f64)
+    }
+
+    /// "if BO >= minth - alpha: th_n = BO + alpha, C_n = alpha / r_c, start timer C_n".
+    fn arm(&mut self, at: Time, bo: f64) {
+        if bo < self.minth - self.alpha {
+            self.c_n = None;
+            return;
+        }
+        let th = bo + self.alpha;
+        let r_c = self.critical_rate(th);
+        let expiry = if r_c > 0.0 {
+            at + ((self.alpha / r_c) * NS_PER_S as f64).ceil() as Time
+        } else {
+            // Past maxth every filling is too fast: stay armed until th_n is reached.
+            Time::MAX
+        };
+        self.c_n = Some((self.on_grid(expiry).max(at + 1), th));
+    }
+
+    /// Process timer expiries up to `now`; `bo` has been constant since the last call.
+    pub fn advance(&mut self, now: Time, bo: f64) {
+        loop {
+            if let Some(t) = self.t_r_until {
+                if t <= now {
+                    self.t_r_until = None;
+                    self.arm(t, bo);
+                    continue;
                 }
+                return;
             }
+            match self.c_n {
+                Some((t, _)) if t <= now => self.arm(t, bo),
+                _ => return,
+            }
+        }
+    }
+
+    /// An SDU arrived; `bo` includes it (Fig. 5: "update BO").
+    fn on_arrival(&mut self, now: Time, bo: f64) -> Verdict {
+        if self.t_r_until.is_some() {
+            return Verdict::Admit;
+        }
+        match self.c_n {
+            Some((_, th)) if bo >= th => {
+                self.c_n = None;
+                self.t_r_until = Some(self.on_grid(now + self.t_r));
+                Verdict::AdmitDropFirstUnsent(BufferDrop::Sbd)
+            }
+            Some(_) => Verdict::Admit,
+            None => {
+                self.arm(now, bo);
+                Verdict::Admit
+            }
+        }
+    }
+
+    pub fn monitoring(&self) -> bool {
+        self.t_r_until.is_none()
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Kind {
+    DropTail,
+    Red(Red),
+    Sbd(Sbd),
+}
+
+/// The discipline of one per-user buffer: a hard limit in SDUs plus an optional AQM.
+#[derive(Debug, Clone)]
+pub struct BufferDiscipline {
+    limit: usize,
+    kind: Kind,
+}
+
+impl BufferDiscipline {
+    /// `sdu_bytes`: the maximum SDU size, converting thresholds in SDUs to bits for SBD.
+    pub fn from_config(c: &BufferConfig, sdu_bytes: u32, tti: Time, rng: RngStream) -> Self {
+        let limit = c.limit_sdus as usize;
+        let bits = sdu_bytes as f64 * 8.0;
+        let kind = match c.discipline {
+            BufferDisciplineKind::DropTail => Kind::DropTail,
+            BufferDisciplineKind::Red => Kind::Red(Red::new(
+                c.red.min_th_sdus,
+                c.red.max_th_sdus,
+                c.red.max_p,
+                rng,
+            )),
+            BufferDisciplineKind::Sbd => Kind::Sbd(Sbd::new(
+                c.sbd.min_th_sdus * bits,
+                limit as f64 * bits,
+                millis(c.sbd.t_r_ms),
+                c.sbd.alpha_bits,
+                c.sbd.sync_to_tti.then_some(tti),
+            )),
+        };
+        Self { limit, kind }
+    }
+
+    pub fn drop_tail(limit: usize) -> Self {
+        Self {
+            limit,
+            kind: Kind::DropTail,
+        }
+    }
+
+    /// Let time pass up to `now`; `bo_bits` is the occupancy since the last call. Call it
+    /// before every change of the occupancy (arrival, release, discard).
+    pub fn advance(&mut self, now: Time, bo_bits: f64) {
+        if let Kind::Sbd(s) = &mut self.kind {
+            s.advance(now, bo_bits);
+        }
+    }
+
+    /// An SDU of `size_bits` arrives at `now` and finds `bo_sdus` SDUs (`bo_bits` bits).
+    pub fn on_arrival(
+        &mut self,
+        now: Time,
+        bo_sdus: usize,
+        bo_bits: f64,
+        size_bits: f64,
+    ) -> Verdict {
+        if bo_sdus >= self.limit {
+            return Verdict::Drop(BufferDrop::BufferFull);
+        }
+        match &mut self.kind {
+            Kind::DropTail => Verdict::Admit,
+            Kind::Red(r) => r.on_arrival(bo_sdus as f64),
+            Kind::Sbd(s) => s.on_arrival(now, bo_bits + size_bits),
         }
     }
 }
@@ -73,13 +293,144 @@ impl BufferDiscipline {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::millis;
+
+    const SDU: f64 = 12_000.0; // bits of a 1500-byte SDU
+
+    fn sbd() -> Sbd {
+        // The SBD paper's set-up: maxth 40 SDUs, minth 25, T_r 350 ms, alpha 5 SDUs.
+        Sbd::new(25.0 * SDU, 40.0 * SDU, millis(350.0), 5.0 * SDU, None)
+    }
+
+    /// Feed SDU arrivals every `gap` from occupancy `bo0` (no departures, a drop removes one
+    /// queued SDU) until `until`; returns the drop times.
+    fn feed(s: &mut Sbd, bo0: f64, gap: Time, until: Time) -> Vec<Time> {
+        let (mut bo, mut t, mut drops) = (bo0, 0, Vec::new());
+        while t <= until {
+            s.advance(t, bo);
+            bo += SDU;
+            if let Verdict::AdmitDropFirstUnsent(BufferDrop::Sbd) = s.on_arrival(t, bo) {
+                drops.push(t);
+                bo -= SDU;
+            }
+            t += gap;
+        }
+        drops
+    }
+
+    #[test]
+    fn sbd_drops_when_filling_faster_than_the_critical_rate() {
+        // First arrival at BO = 24 SDUs (>= minth - alpha = 20): th_n = 24 + 5 = 29 SDUs...
+        // with the arriving SDU counted, BO = 25 at arming, so th_n = 30 SDUs.
+        let s0 = sbd();
+        let th = 30.0 * SDU;
+        let r_c = s0.critical_rate(th); // (40 - 30) SDUs / 0.35 s
+        let c_n = 5.0 * SDU / r_c; // seconds to add alpha at the critical rate
+        assert!((c_n - 0.175).abs() < 1e-12);
+        // alpha (5 SDUs) arrives in 0.9 C_n: th_n is reached first, one drop, at the 5th
+        // arrival after arming.
+        let fast = ((0.9 * c_n / 5.0) * 1e9) as Time;
+        let mut s = sbd();
+        let drops = feed(&mut s, 24.0 * SDU, fast, 5 * fast);
+        assert_eq!(drops, vec![5 * fast]);
+        assert!(!s.monitoring(), "a drop deactivates monitoring for T_r");
+        // The same 5 SDUs spread over 1.1 C_n: C_n expires first, no drop.
+        let slow = ((1.1 * c_n / 5.0) * 1e9) as Time;
+        let mut s = sbd();
+        assert!(feed(&mut s, 24.0 * SDU, slow, 5 * slow).is_empty());
+        assert!(s.monitoring());
+    }
+
+    #[test]
+    fn sbd_never_drops_within_t_r_of_a_drop() {
+        let mut s = sbd();
+        // A fast flood (an SDU every 5 ms) from minth for 3 s.
+        let drops = feed(&mut s, 24.0 * SDU, millis(5.0), millis(3000.0));
+        assert!(drops.len() >= 3, "{drops:?}");
+        for w in drops.windows(2) {
+            assert!(
+                w[1] - w[0] >= millis(350.0),
+                "drops at {} and {}",
+                w[0],
+                w[1]
+            );
+        }
+    }
+
+    #[test]
+    fn sbd_timers_on_the_tti_grid() {
+        let mut s = Sbd::new(
+            25.0 * SDU,
+            40.0 * SDU,
+            millis(350.0),
+            5.0 * SDU,
+            Some(millis(10.0)),
+        );
+        s.advance(0, 0.0);
+        s.on_arrival(millis(3.0), 25.0 * SDU);
+        let (expiry, _) = s.c_n.unwrap();
+        assert_eq!(
+            expiry % millis(10.0),
+            0,
+            "C_n expiry {expiry} not on the TTI grid"
+        );
+        assert!(expiry >= millis(3.0) + millis(175.0));
+    }
+
+    #[test]
+    fn sbd_below_minth_minus_alpha_does_not_monitor() {
+        let mut s = sbd();
+        assert_eq!(s.on_arrival(0, 15.0 * SDU), Verdict::Admit);
+        assert!(s.c_n.is_none());
+        s.on_arrival(1, 21.0 * SDU);
+        assert!(s.c_n.is_some());
+    }
+
+    #[test]
+    fn red_drop_fraction_at_fixed_occupancy_matches_the_count_corrected_formula() {
+        // q midway: p_b = max_p / 2 = 0.025. With count incremented before p_a is computed
+        // (model-specs 6.1), the k-th arrival after a drop is dropped with probability
+        // p_b / (1 - k p_b); the product telescopes, so the gap is uniform on {1, ..., 39}
+        // (each with probability p_b / (1 - p_b) = 1/39): drop fraction 1 / 20.
+        let mut red = Red::new(20.0, 40.0, 0.05, RngStream::new(1, 0, 0));
+        let n = 400_000;
+        let drops = (0..n)
+            .filter(|_| matches!(red.on_arrival(30.0), Verdict::Drop(BufferDrop::RedEarly)))
+            .count();
+        let frac = drops as f64 / n as f64;
+        let expect = 1.0 / 20.0;
+        // About 20,000 drops with gaps of sd 11.3 around 20: relative sd ~0.4%; 5 sd = 2%.
+        assert!(
+            (frac - expect).abs() < 0.02 * expect,
+            "fraction {frac} vs {expect}"
+        );
+        // Below min_th nothing, at or above max_th everything (forced).
+        assert_eq!(red.on_arrival(19.0), Verdict::Admit);
+        assert_eq!(red.on_arrival(40.0), Verdict::Drop(BufferDrop::RedForced));
+    }
+
+    #[test]
+    fn red_probability_follows_the_1993_formula() {
+        let mut red = Red::new(20.0, 40.0, 0.1, RngStream::new(1, 0, 0));
+        assert_eq!(red.drop_probability(10.0), 0.0);
+        // count 0 -> p_a = p_b; count 1 -> p_b / (1 - p_b).
+        let p_b = 0.1 * (25.0 - 20.0) / 20.0;
+        assert!((red.drop_probability(25.0) - p_b).abs() < 1e-15);
+        assert!((red.drop_probability(25.0) - p_b / (1.0 - p_b)).abs() < 1e-15);
+    }
 
     #[test]
     fn drop_tail_admits_below_the_limit_only() {
-        let mut d = BufferDiscipline::DropTail { limit: 3 };
-        assert_eq!(d.on_arrival(0, 0), Verdict::Admit);
-        assert_eq!(d.on_arrival(0, 2), Verdict::Admit);
-        assert_eq!(d.on_arrival(0, 3), Verdict::Drop(BufferDrop::BufferFull));
-        assert_eq!(d.on_arrival(0, 7), Verdict::Drop(BufferDrop::BufferFull));
+        let mut d = BufferDiscipline::drop_tail(3);
+        assert_eq!(d.on_arrival(0, 0, 0.0, 12e3), Verdict::Admit);
+        assert_eq!(d.on_arrival(0, 2, 24e3, 12e3), Verdict::Admit);
+        assert_eq!(
+            d.on_arrival(0, 3, 36e3, 12e3),
+            Verdict::Drop(BufferDrop::BufferFull)
+        );
+        assert_eq!(
+            d.on_arrival(0, 7, 84e3, 12e3),
+            Verdict::Drop(BufferDrop::BufferFull)
+        );
     }
 }

@@ -92,7 +92,7 @@ struct Bearer {
 }
 
 impl Bearer {
-    fn new(r: &RadioConfig, seed: u64, run_index: u64) -> Self {
+    fn new(r: &RadioConfig, sdu_bytes: u32, seed: u64, run_index: u64) -> Self {
         let p = RlcAmParams {
             pdu_payload_bytes: r.pdu_payload_bytes,
             li_bytes: r.li_bytes,
@@ -122,7 +122,12 @@ impl Bearer {
             tti: millis(r.tti_ms),
             slots: r.pdus_per_tti,
             delay: millis(r.one_way_delay_ms),
-            discipline: BufferDiscipline::from_config(&r.buffer),
+            discipline: BufferDiscipline::from_config(
+                &r.buffer,
+                sdu_bytes,
+                millis(r.tti_ms),
+                RngStream::new(seed, run_index, stream::RADIO_BASE + 2),
+            ),
             buffer_drops: [0; BufferDrop::ALL.len()],
             dl_ttis_lost: 0,
             ul_ttis_lost: 0,
@@ -210,7 +215,7 @@ impl WiredScenario {
             .collect();
         let bearer = cfg.radio.as_ref().map(|r| {
             q.schedule(0, Event::Tti);
-            Bearer::new(r, seed, run_index)
+            Bearer::new(r, cfg.tcp.packet_size_bytes, seed, run_index)
         });
         Self {
             q,
@@ -272,6 +277,7 @@ impl WiredScenario {
         };
         let dl_lost = b.dl.advance();
         let ul_lost = b.ul.advance();
+        b.discipline.advance(now, b.rnc.buffer_bytes() as f64 * 8.0);
         let dl = b.rnc.poll_tti(now, b.slots);
         let ul = b.ue.poll_tti(now, b.slots);
         let arrive = now + b.delay;
@@ -315,6 +321,7 @@ impl WiredScenario {
                 self.deliver_data(now, pkt);
             }
         } else {
+            b.discipline.advance(now, b.rnc.buffer_bytes() as f64 * 8.0);
             b.rnc.on_pdus(pdus);
             let acks = b.rnc.take_delivered();
             let last = self.links.len() as u32 - 1;
@@ -331,7 +338,15 @@ impl WiredScenario {
         let Some(b) = self.bearer.as_mut() else {
             return;
         };
-        let dropped = match b.discipline.on_arrival(now, b.rnc.buffer_occupancy()) {
+        let bo_bits = b.rnc.buffer_bytes() as f64 * 8.0;
+        b.discipline.advance(now, bo_bits);
+        let verdict = b.discipline.on_arrival(
+            now,
+            b.rnc.buffer_occupancy(),
+            bo_bits,
+            pkt.size as f64 * 8.0,
+        );
+        let dropped = match verdict {
             Verdict::Admit => {
                 b.rnc.offer_sdu(pkt);
                 None

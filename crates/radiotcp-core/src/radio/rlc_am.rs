@@ -132,6 +132,8 @@ pub struct RlcAmEntity {
     /// order), and the octets left in all: segmentation never rescans the buffer.
     seg_idx: usize,
     unseg_bytes: u64,
+    /// Octets of all SDUs held (the buffer occupancy in bytes).
+    held_bytes: u64,
     next_sdu_id: u64,
     /// An SDU end whose LI did not fit in the PDU that took its last octet ("previous PDU
     /// exactly filled", §2.2): it is signalled in the next PDU.
@@ -171,6 +173,7 @@ impl RlcAmEntity {
             sdus: VecDeque::new(),
             seg_idx: 0,
             unseg_bytes: 0,
+            held_bytes: 0,
             next_sdu_id: 0,
             pending_end: None,
             vt_s: 0,
@@ -197,6 +200,11 @@ impl RlcAmEntity {
     /// acknowledgement), as the papers count it.
     pub fn buffer_occupancy(&self) -> usize {
         self.sdus.len()
+    }
+
+    /// Buffer occupancy in octets.
+    pub fn buffer_bytes(&self) -> u64 {
+        self.held_bytes
     }
 
     pub fn vt_a(&self) -> u32 {
@@ -227,6 +235,7 @@ impl RlcAmEntity {
             last_pdu: None,
         });
         self.unseg_bytes += packet.size as u64;
+        self.held_bytes += packet.size as u64;
         self.next_sdu_id += 1;
     }
 
@@ -237,6 +246,7 @@ impl RlcAmEntity {
             .find(|&i| self.sdus[i].unsegmented == self.sdus[i].packet.size)?;
         let s = self.sdus.remove(idx)?;
         self.unseg_bytes -= s.unsegmented as u64;
+        self.held_bytes -= s.packet.size as u64;
         Some(s.packet)
     }
 
@@ -253,6 +263,7 @@ impl RlcAmEntity {
     fn pop_sdu(&mut self) -> Option<TxSdu> {
         let s = self.sdus.pop_front()?;
         self.unseg_bytes -= s.unsegmented as u64;
+        self.held_bytes -= s.packet.size as u64;
         self.seg_idx = self.seg_idx.saturating_sub(1);
         Some(s)
     }
