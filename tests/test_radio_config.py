@@ -73,7 +73,10 @@ def test_umts_run_reports_bearer_metrics():
     [
         (["radio.buffer.red.max_th_sdus=10"], "radio.buffer.red.max_th_sdus"),
         (["radio.buffer.red.max_p=0"], "radio.buffer.red.max_p"),
-        (["radio.buffer.sbd.min_th_sdus=60"], "radio.buffer.sbd.min_th_sdus"),
+        (
+            ["radio.buffer.discipline=sbd", "radio.buffer.sbd.min_th_sdus=60"],
+            "radio.buffer.sbd.min_th_sdus",
+        ),
         (["radio.buffer.sbd.t_r_ms=-1"], "radio.buffer.sbd.t_r_ms"),
         (["radio.buffer.discipline=codel"], "radio.buffer.discipline"),
     ],
@@ -82,6 +85,11 @@ def test_bad_aqm_values_name_the_key(overrides, key):
     with pytest.raises(radiotcp.ConfigError) as e:
         load(UMTS, overrides)
     assert e.value.key == key
+
+
+def test_sbd_thresholds_matter_only_for_sbd():
+    cfg = load(UMTS, ["radio.buffer.limit_sdus=10"])
+    assert cfg.radio.buffer.sbd.min_th_sdus == 25.0
 
 
 def test_red_and_sbd_drop_with_their_own_reasons():

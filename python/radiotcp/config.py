@@ -335,7 +335,7 @@ class BufferConfig(_Model):
 
     @model_validator(mode="after")
     def _sbd_below_limit(self) -> BufferConfig:
-        if self.sbd.min_th_sdus >= self.limit_sdus:
+        if self.discipline == "sbd" and self.sbd.min_th_sdus >= self.limit_sdus:
             raise _constraint(
                 "sbd.min_th_sdus", self.sbd.min_th_sdus, "a number below limit_sdus (maxth)"
             )

@@ -456,10 +456,12 @@ impl RadioConfig {
             b.red.max_p,
             "a probability in (0, 1]",
         )?;
+        // minth must lie below maxth (the limit) only when SBD is in use.
         check(
             b.sbd.min_th_sdus.is_finite()
                 && b.sbd.min_th_sdus >= 0.0
-                && b.sbd.min_th_sdus < b.limit_sdus as f64,
+                && (b.discipline != BufferDisciplineKind::Sbd
+                    || b.sbd.min_th_sdus < b.limit_sdus as f64),
             "radio.buffer.sbd.min_th_sdus",
             b.sbd.min_th_sdus,
             "a number >= 0 and below radio.buffer.limit_sdus (SBD's maxth)",
