@@ -78,7 +78,8 @@ def test_umts_run_reports_bearer_metrics():
             "radio.buffer.sbd.min_th_sdus",
         ),
         (["radio.buffer.sbd.t_r_ms=-1"], "radio.buffer.sbd.t_r_ms"),
-        (["radio.buffer.discipline=codel"], "radio.buffer.discipline"),
+        (["radio.buffer.discipline=pie"], "radio.buffer.discipline"),
+        (["radio.buffer.codel.target_ms=0"], "radio.buffer.codel.target_ms"),
     ],
 )
 def test_bad_aqm_values_name_the_key(overrides, key):
@@ -104,3 +105,6 @@ def test_red_and_sbd_drop_with_their_own_reasons():
     )
     assert sbd.summary["drops.bearer.sbd"][0] > 0
     assert sbd.summary["drops.bearer.red_early"][0] == 0
+    codel = radiotcp.run(UMTS, runs=2, overrides=[*base, "radio.buffer.discipline=codel"])
+    assert codel.summary["drops.bearer.codel"][0] > 0
+    assert codel.summary["drops.bearer.sbd"][0] == 0

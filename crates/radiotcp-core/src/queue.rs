@@ -24,14 +24,17 @@ pub enum BufferDrop {
     RedForced,
     /// Slope Based Discard: the filling rate exceeded the critical rate.
     Sbd,
+    /// CoDel: dropped at dequeue (transmission start) in the dropping state.
+    Codel,
 }
 
 impl BufferDrop {
-    pub const ALL: [BufferDrop; 4] = [
+    pub const ALL: [BufferDrop; 5] = [
         BufferDrop::BufferFull,
         BufferDrop::RedEarly,
         BufferDrop::RedForced,
         BufferDrop::Sbd,
+        BufferDrop::Codel,
     ];
 
     pub fn name(self) -> &'static str {
@@ -40,6 +43,7 @@ impl BufferDrop {
             BufferDrop::RedEarly => "red_early",
             BufferDrop::RedForced => "red_forced",
             BufferDrop::Sbd => "sbd",
+            BufferDrop::Codel => "codel",
         }
     }
 }
@@ -218,11 +222,99 @@ impl Sbd {
     }
 }
 
+/// CoDel (RFC 8289), acting when an SDU's transmission starts (its dequeue from the RLC
+/// buffer): the sojourn time must stay above `target` for `interval` before the first drop,
+/// then drops are spaced by interval / sqrt(count) (model-specs §6.2).
+#[derive(Debug, Clone)]
+pub struct Codel {
+    target: Time,
+    interval: Time,
+    mtu: u64,
+    first_above_time: Option<Time>,
+    dropping: bool,
+    drop_next: Time,
+    count: u32,
+    lastcount: u32,
+}
+
+impl Codel {
+    pub fn new(target: Time, interval: Time, mtu_bytes: u64) -> Self {
+        Self {
+            target,
+            interval,
+            mtu: mtu_bytes,
+            first_above_time: None,
+            dropping: false,
+            drop_next: 0,
+            count: 0,
+            lastcount: 0,
+        }
+    }
+
+    /// RFC 8289 control law: t + interval / sqrt(count).
+    fn control_law(&self, t: Time, count: u32) -> Time {
+        t + (self.interval as f64 / (count.max(1) as f64).sqrt()) as Time
+    }
+
+    /// RFC 8289 `dodequeue`'s ok_to_drop: sojourn above target (and more than one MTU
+    /// queued) continuously for an interval.
+    fn ok_to_drop(&mut self, now: Time, sojourn: Time, queued_bytes: u64) -> bool {
+        if sojourn < self.target || queued_bytes <= self.mtu {
+            self.first_above_time = None;
+            return false;
+        }
+        match self.first_above_time {
+            None => {
+                self.first_above_time = Some(now + self.interval);
+                false
+            }
+            Some(t) => now >= t,
+        }
+    }
+
+    /// The packet about to be sent waited `sojourn`; `queued_bytes` remain behind it. True:
+    /// drop it (and the caller asks again for the next one, which is RFC 8289's loop).
+    pub fn on_dequeue(&mut self, now: Time, sojourn: Time, queued_bytes: u64) -> bool {
+        let ok = self.ok_to_drop(now, sojourn, queued_bytes);
+        if self.dropping {
+            if !ok {
+                self.dropping = false;
+                return false;
+            }
+            if now >= self.drop_next {
+                self.count += 1;
+                self.drop_next = self.control_law(self.drop_next, self.count);
+                return true;
+            }
+            return false;
+        }
+        if !ok {
+            return false;
+        }
+        // Enter the dropping state, reusing the recent count if the last episode was recent.
+        self.dropping = true;
+        let delta = self.count.saturating_sub(self.lastcount);
+        self.count = if delta > 1 && now.saturating_sub(self.drop_next) < 16 * self.interval {
+            delta
+        } else {
+            1
+        };
+        self.drop_next = self.control_law(now, self.count);
+        self.lastcount = self.count;
+        true
+    }
+
+    pub fn dropping(&self) -> bool {
+        self.dropping
+    }
+}
+
 #[derive(Debug, Clone)]
 enum Kind {
     DropTail,
     Red(Red),
     Sbd(Sbd),
+    Codel(Codel),
 }
 
 /// The discipline of one per-user buffer: a hard limit in SDUs plus an optional AQM.
@@ -251,6 +343,11 @@ impl BufferDiscipline {
                 millis(c.sbd.t_r_ms),
                 c.sbd.alpha_bits,
                 c.sbd.sync_to_tti.then_some(tti),
+            )),
+            BufferDisciplineKind::Codel => Kind::Codel(Codel::new(
+                millis(c.codel.target_ms),
+                millis(c.codel.interval_ms),
+                sdu_bytes as u64,
             )),
         };
         Self { limit, kind }
@@ -286,6 +383,23 @@ impl BufferDiscipline {
             Kind::DropTail => Verdict::Admit,
             Kind::Red(r) => r.on_arrival(bo_sdus as f64),
             Kind::Sbd(s) => s.on_arrival(now, bo_bits + size_bits),
+            Kind::Codel(_) => Verdict::Admit,
+        }
+    }
+
+    /// An SDU's transmission is about to start after `sojourn` in the buffer, with
+    /// `queued_bytes` unsent behind it: drop it instead? (CoDel; others never.)
+    pub fn on_dequeue(
+        &mut self,
+        now: Time,
+        sojourn: Time,
+        queued_bytes: u64,
+    ) -> Option<BufferDrop> {
+        match &mut self.kind {
+            Kind::Codel(c) => c
+                .on_dequeue(now, sojourn, queued_bytes)
+                .then_some(BufferDrop::Codel),
+            _ => None,
         }
     }
 }
@@ -417,6 +531,41 @@ mod tests {
         let p_b = 0.1 * (25.0 - 20.0) / 20.0;
         assert!((red.drop_probability(25.0) - p_b).abs() < 1e-15);
         assert!((red.drop_probability(25.0) - p_b / (1.0 - p_b)).abs() < 1e-15);
+    }
+
+    /// RFC 8289 on scripted sojourn times: nothing before the sojourn has stayed above target
+    /// for an interval, then one drop, then drops at interval / sqrt(count), then leaving the
+    /// dropping state as soon as a sojourn is below target.
+    #[test]
+    fn codel_follows_the_rfc_state_machine() {
+        let ms = |x: u64| x * 1_000_000;
+        let mut c = Codel::new(ms(5), ms(100), 1500);
+        let q = 30_000; // bytes queued: well above one MTU
+                        // Below target: never.
+        assert!(!c.on_dequeue(ms(0), ms(4), q));
+        // Above target from t = 10 ms: first_above_time = 110 ms.
+        assert!(!c.on_dequeue(ms(10), ms(50), q));
+        assert!(!c.on_dequeue(ms(109), ms(50), q));
+        assert!(
+            c.on_dequeue(ms(110), ms(50), q),
+            "first drop after a full interval"
+        );
+        assert!(c.dropping());
+        // drop_next = 110 + 100/sqrt(1) = 210 ms.
+        assert!(!c.on_dequeue(ms(209), ms(50), q));
+        assert!(c.on_dequeue(ms(210), ms(50), q));
+        // count 2: next at 210 + 100/sqrt(2) = 280.7 ms.
+        assert!(!c.on_dequeue(ms(280), ms(50), q));
+        assert!(c.on_dequeue(ms(281), ms(50), q));
+        // A sojourn below target ends the dropping state; so does one MTU or less queued.
+        assert!(!c.on_dequeue(ms(290), ms(2), q));
+        assert!(!c.dropping());
+        assert!(!c.on_dequeue(ms(300), ms(50), 1500));
+        // Re-entering soon after reuses the count (delta = count - lastcount = 2 > 1).
+        assert!(!c.on_dequeue(ms(310), ms(50), q));
+        assert!(c.on_dequeue(ms(410), ms(50), q));
+        let next = c.drop_next;
+        assert_eq!(next, ms(410) + (ms(100) as f64 / 2f64.sqrt()) as Time);
     }
 
     #[test]

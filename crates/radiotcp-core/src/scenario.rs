@@ -278,7 +278,22 @@ impl WiredScenario {
         let dl_lost = b.dl.advance();
         let ul_lost = b.ul.advance();
         b.discipline.advance(now, b.rnc.buffer_bytes() as f64 * 8.0);
-        let dl = b.rnc.poll_tti(now, b.slots);
+        let discipline = &mut b.discipline;
+        let mut dequeue_drops = [0u64; BufferDrop::ALL.len()];
+        let dl = b
+            .rnc
+            .poll_tti_with(now, b.slots, &mut |sojourn, queued| match discipline
+                .on_dequeue(now, sojourn, queued)
+            {
+                Some(reason) => {
+                    dequeue_drops[reason as usize] += 1;
+                    true
+                }
+                None => false,
+            });
+        for (total, n) in b.buffer_drops.iter_mut().zip(dequeue_drops) {
+            *total += n;
+        }
         let ul = b.ue.poll_tti(now, b.slots);
         let arrive = now + b.delay;
         if !dl.is_empty() {
@@ -348,7 +363,7 @@ impl WiredScenario {
         );
         let dropped = match verdict {
             Verdict::Admit => {
-                b.rnc.offer_sdu(pkt);
+                b.rnc.offer_sdu(now, pkt);
                 None
             }
             Verdict::Drop(reason) => {
@@ -356,7 +371,7 @@ impl WiredScenario {
                 Some(pkt)
             }
             Verdict::AdmitDropFirstUnsent(reason) => {
-                b.rnc.offer_sdu(pkt);
+                b.rnc.offer_sdu(now, pkt);
                 let victim = b.rnc.drop_first_unsent();
                 if victim.is_some() {
                     b.buffer_drops[reason as usize] += 1;
@@ -451,7 +466,7 @@ impl WiredScenario {
             };
             if let Some(b) = self.bearer.as_mut() {
                 // The UE's uplink buffer is not limited: ACKs are small and few.
-                b.ue.offer_sdu(pkt);
+                b.ue.offer_sdu(now, pkt);
             } else {
                 let last = self.links.len() as u32 - 1;
                 self.send_on(now, last, Dir::Ack, pkt);

@@ -131,7 +131,7 @@ impl Bearer {
 #[test]
 fn segmentation_counts_length_indicators_and_concatenates() {
     let mut b = Bearer::new(params());
-    b.a.offer_sdu(sdu(0, 1500));
+    b.a.offer_sdu(0, sdu(0, 1500));
     b.run(1, &mut |_, _| false);
     // 1500 octets + 1 LI = 1501 -> 38 PDUs of 40 (§2.2 worked example); 12 go in the first TTI.
     b.run(10, &mut |_, _| false);
@@ -140,8 +140,8 @@ fn segmentation_counts_length_indicators_and_concatenates() {
 
     // Two 40-byte ACKs: 41 + 41 octets concatenated into 3 PDUs (not 2 x 2).
     let mut b = Bearer::new(params());
-    b.a.offer_sdu(sdu(0, 40));
-    b.a.offer_sdu(sdu(1, 40));
+    b.a.offer_sdu(0, sdu(0, 40));
+    b.a.offer_sdu(0, sdu(1, 40));
     b.run(10, &mut |_, _| false);
     assert_eq!(b.data_sns(0).len(), 3);
     assert_eq!(
@@ -151,7 +151,7 @@ fn segmentation_counts_length_indicators_and_concatenates() {
 
     // One 40-byte SDU exactly fills a PDU; its LI goes in a second PDU (2 PDUs, §2.2).
     let mut b = Bearer::new(params());
-    b.a.offer_sdu(sdu(0, 40));
+    b.a.offer_sdu(0, sdu(0, 40));
     b.run(10, &mut |_, _| false);
     assert_eq!(b.data_sns(0).len(), 2);
     assert_eq!(b.delivered_b.len(), 1);
@@ -160,7 +160,7 @@ fn segmentation_counts_length_indicators_and_concatenates() {
 #[test]
 fn last_pdu_in_buffer_carries_the_poll_and_status_acknowledges() {
     let mut b = Bearer::new(params());
-    b.a.offer_sdu(sdu(0, 200)); // 201 octets -> 6 PDUs, one TTI
+    b.a.offer_sdu(0, sdu(0, 200)); // 201 octets -> 6 PDUs, one TTI
     b.run(10, &mut |_, _| false);
     let sent = b.data_sns(0);
     assert_eq!(sent.len(), 6);
@@ -175,7 +175,7 @@ fn last_pdu_in_buffer_carries_the_poll_and_status_acknowledges() {
 #[test]
 fn lost_last_pdu_is_recovered_by_the_poll_timer() {
     let mut b = Bearer::new(params());
-    b.a.offer_sdu(sdu(0, 200));
+    b.a.offer_sdu(0, sdu(0, 200));
     // Lose the first TTI from a to b: all six PDUs, the poll among them. Nothing tells the
     // receiver anything is missing; only Timer_Poll (60 ms) can recover.
     b.run(30, &mut |dir, tti| dir == 0 && tti == 0);
@@ -194,7 +194,7 @@ fn lost_last_pdu_is_recovered_by_the_poll_timer() {
 fn status_prohibit_spaces_status_reports() {
     let mut b = Bearer::new(params());
     for i in 0..20 {
-        b.a.offer_sdu(sdu(i, 1500));
+        b.a.offer_sdu(0, sdu(i, 1500));
     }
     // Lose every third TTI a -> b: the missing-PDU indicator fires every few TTIs.
     b.run(400, &mut |dir, tti| dir == 0 && tti % 3 == 0 && tti < 200);
@@ -217,7 +217,7 @@ fn max_dat_discards_whole_sdus_and_mrw_keeps_both_sides_in_step() {
     p.max_dat = 3; // at most 2 transmissions per PDU
     let mut b = Bearer::new(p);
     for i in 0..10 {
-        b.a.offer_sdu(sdu(i, 1500));
+        b.a.offer_sdu(0, sdu(i, 1500));
     }
     // A long downlink fade: every TTI a -> b lost for 300 ms after the first two.
     b.run(300, &mut |dir, tti| dir == 0 && (2..32).contains(&tti));
@@ -254,7 +254,7 @@ fn run_random(
     let mut next = 0;
     for tti in 0..20_000u64 {
         if tti % 3 == 0 && next < sizes.len() {
-            b.a.offer_sdu(sdu(next as u64, sizes[next]));
+            b.a.offer_sdu(0, sdu(next as u64, sizes[next]));
             next += 1;
         }
         b.step(&mut lose);
@@ -327,7 +327,7 @@ proptest! {
 fn drop_first_unsent_spares_sdus_already_on_the_air() {
     let mut b = Bearer::new(params());
     for i in 0..3 {
-        b.a.offer_sdu(sdu(i, 1500));
+        b.a.offer_sdu(0, sdu(i, 1500));
     }
     b.run(1, &mut |_, _| false); // 12 PDUs: SDU 0 partly segmented
     let victim = b.a.drop_first_unsent().expect("SDU 1 has not started");
@@ -337,4 +337,95 @@ fn drop_first_unsent_spares_sdus_already_on_the_air() {
     let got: Vec<u64> = b.delivered_b.iter().map(|p| p.seq).collect();
     assert_eq!(got, vec![0, 2]);
     assert!(b.a.drop_first_unsent().is_none(), "nothing left unsent");
+}
+
+#[test]
+fn dequeue_hook_drops_sdus_before_their_first_octet_is_sent() {
+    let mut b = Bearer::new(params());
+    for i in 0..6 {
+        b.a.offer_sdu(0, sdu(i, 1500));
+    }
+    // Drop every SDU whose transmission would start while 3000 or more octets wait behind it.
+    let mut asked = Vec::new();
+    for _ in 0..60 {
+        let now = b.tti * TTI;
+        let pdus = b.a.poll_tti_with(now, 12, &mut |sojourn, queued| {
+            asked.push((sojourn, queued));
+            queued >= 3000
+        });
+        if !pdus.is_empty() {
+            b.b.on_pdus(pdus);
+        }
+        let st = b.b.poll_tti(now, 12);
+        b.a.on_pdus(st);
+        b.delivered_b.extend(b.b.take_delivered());
+        b.tti += 1;
+    }
+    let got: Vec<u64> = b.delivered_b.iter().map(|p| p.seq).collect();
+    // SDU 0 starts with 7500 behind it: dropped; 1 (6000): dropped; 2 (4500), 3 (3000):
+    // dropped; 4 (1500) and 5 (0) are sent.
+    assert_eq!(got, vec![4, 5]);
+    assert_eq!(b.a.stats.sdus_dropped_at_dequeue, 4);
+    assert_eq!(b.a.buffer_occupancy(), 0);
+    // SDUs 0-4 are asked at t = 0; SDU 5 when SDU 4's last PDU is built (38 PDUs: TTI 3),
+    // where it starts by concatenation.
+    assert_eq!(
+        asked,
+        vec![
+            (0, 7500),
+            (0, 6000),
+            (0, 4500),
+            (0, 3000),
+            (0, 1500),
+            (3 * TTI, 0)
+        ]
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Random drops at dequeue under random TTI losses: the rest arrives once, in order, and
+    /// nothing dropped at dequeue is ever delivered.
+    #[test]
+    fn dequeue_drops_keep_delivery_exact(
+        seed in any::<u64>(),
+        p_loss in 0.0f64..0.4,
+        p_drop in 0.0f64..0.6,
+        sizes in prop::collection::vec(20u32..1600, 1..50),
+    ) {
+        let mut rng = RngStream::new(seed, 0, 3);
+        let mut drops = RngStream::new(seed, 0, 4);
+        let mut b = Bearer::new(params());
+        for (i, &s) in sizes.iter().enumerate() {
+            b.a.offer_sdu(0, sdu(i as u64, s));
+        }
+        let mut in_flight: Vec<(u64, usize, Vec<Pdu>)> = Vec::new();
+        for tti in 0..20_000u64 {
+            let now = tti * TTI;
+            let (due, rest): (Vec<_>, Vec<_>) = in_flight.drain(..).partition(|(t, _, _)| *t <= tti);
+            in_flight = rest;
+            for (_, dir, pdus) in due {
+                if dir == 0 { b.b.on_pdus(pdus) } else { b.a.on_pdus(pdus) }
+            }
+            b.delivered_b.extend(b.b.take_delivered());
+            let dl = b.a.poll_tti_with(now, 12, &mut |_, _| drops.bernoulli(p_drop));
+            let ul = b.b.poll_tti(now, 12);
+            for (dir, pdus) in [(0, dl), (1, ul)] {
+                if !pdus.is_empty() && !rng.bernoulli(p_loss) {
+                    in_flight.push((tti + 2, dir, pdus));
+                }
+            }
+            if b.a.is_idle() && b.b.is_idle() && in_flight.is_empty() {
+                break;
+            }
+        }
+        let got: Vec<u64> = b.delivered_b.iter().map(|p| p.seq).collect();
+        prop_assert!(got.windows(2).all(|w| w[0] < w[1]));
+        prop_assert_eq!(
+            got.len() as u64 + b.a.stats.sdus_dropped_at_dequeue,
+            sizes.len() as u64
+        );
+        prop_assert_eq!(b.a.buffer_occupancy(), 0);
+    }
 }

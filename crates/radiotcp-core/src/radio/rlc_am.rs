@@ -85,6 +85,8 @@ pub struct RlcStats {
     pub mrw_sent: u64,
     /// SDUs discarded after MaxDAT.
     pub sdus_discarded: u64,
+    /// SDUs dropped by the dequeue hook (CoDel) instead of being transmitted.
+    pub sdus_dropped_at_dequeue: u64,
     pub sdus_delivered: u64,
     pub duplicate_pdus_received: u64,
 }
@@ -93,6 +95,8 @@ pub struct RlcStats {
 struct TxSdu {
     id: u64,
     packet: Packet,
+    /// When the SDU entered the buffer (sojourn times for CoDel and PIE).
+    enqueued_at: Time,
     /// Octets not yet segmented into a PDU.
     unsegmented: u32,
     /// SN of the PDU holding its last octet, once segmented.
@@ -227,10 +231,11 @@ impl RlcAmEntity {
 
     /// Take an SDU (an IP packet) from the upper layer. Admission (buffer limits, AQM) is the
     /// caller's decision.
-    pub fn offer_sdu(&mut self, packet: Packet) {
+    pub fn offer_sdu(&mut self, now: Time, packet: Packet) {
         self.sdus.push_back(TxSdu {
             id: self.next_sdu_id,
             packet,
+            enqueued_at: now,
             unsegmented: packet.size,
             last_pdu: None,
         });
@@ -276,6 +281,18 @@ impl RlcAmEntity {
     /// first), then new PDUs while the window allows (§2.4). The poll bit goes on the last
     /// data PDU of the TTI when a trigger fired and polling is not prohibited (§2.5).
     pub fn poll_tti(&mut self, now: Time, slots: u32) -> Vec<Pdu> {
+        self.poll_tti_with(now, slots, &mut |_, _| false)
+    }
+
+    /// [`Self::poll_tti`] with a dequeue hook: when the transmission of an SDU is about to
+    /// start, `dequeue(sojourn, queued_bytes)` is asked whether to drop it instead (CoDel
+    /// drops at dequeue); `queued_bytes` counts the octets not yet sent behind it.
+    pub fn poll_tti_with(
+        &mut self,
+        now: Time,
+        slots: u32,
+        dequeue: &mut dyn FnMut(Time, u64) -> bool,
+    ) -> Vec<Pdu> {
         self.check_timers(now);
         let mut out: Vec<Pdu> = Vec::new();
         let slots = slots as usize;
@@ -320,9 +337,13 @@ impl RlcAmEntity {
             }
         }
         // 3. New PDUs.
-        while out.len() < slots && self.vt_s < self.vt_ms() && self.has_unsegmented() {
+        while out.len() < slots && self.vt_s < self.vt_ms() {
+            self.dequeue_at_head(now, dequeue);
+            if !self.has_unsegmented() {
+                break;
+            }
             self.window_poll_check();
-            let pdu = self.segment_new_pdu();
+            let pdu = self.segment_new_pdu(now, dequeue);
             if !self.has_unsegmented() && self.p.poll_last_pdu {
                 self.poll_triggered = true;
             }
@@ -418,7 +439,38 @@ impl RlcAmEntity {
 
     /// Build the next AMD PDU from the SDU queue: bytewise packing with one LI per SDU end and
     /// concatenation (§2.2).
-    fn segment_new_pdu(&mut self) -> Pdu {
+    /// Ask the dequeue hook about the untouched SDU at `idx`; drop it if told to. `queued` is
+    /// the octets not yet sent, this SDU included.
+    fn ask_dequeue(
+        &mut self,
+        now: Time,
+        idx: usize,
+        queued: u64,
+        dequeue: &mut dyn FnMut(Time, u64) -> bool,
+    ) -> bool {
+        let s = &self.sdus[idx];
+        let sojourn = now.saturating_sub(s.enqueued_at);
+        let behind = queued - s.unsegmented as u64;
+        if !dequeue(sojourn, behind) {
+            return false;
+        }
+        let s = self.sdus.remove(idx).expect("index in range");
+        self.unseg_bytes -= s.unsegmented as u64;
+        self.held_bytes -= s.packet.size as u64;
+        self.stats.sdus_dropped_at_dequeue += 1;
+        true
+    }
+
+    /// Apply the dequeue hook to the SDUs at the head of the unsent queue before a new PDU is
+    /// numbered, so that a PDU is never opened for data that is then dropped.
+    fn dequeue_at_head(&mut self, now: Time, dequeue: &mut dyn FnMut(Time, u64) -> bool) {
+        while self.seg_idx < self.sdus.len()
+            && self.sdus[self.seg_idx].unsegmented == self.sdus[self.seg_idx].packet.size
+            && self.ask_dequeue(now, self.seg_idx, self.unseg_bytes, dequeue)
+        {}
+    }
+
+    fn segment_new_pdu(&mut self, now: Time, dequeue: &mut dyn FnMut(Time, u64) -> bool) -> Pdu {
         let cap = self.p.pdu_payload_bytes;
         let li = self.p.li_bytes;
         let sn = self.vt_s;
@@ -437,12 +489,18 @@ impl RlcAmEntity {
             }
             ends.push(end);
         }
-        let before = self.unseg_bytes;
-        let mut consumed = 0u64;
-        for s in self.sdus.iter_mut().skip(self.seg_idx) {
-            if space == 0 {
-                break;
+        let start = self.seg_idx;
+        let mut idx = start;
+        while space > 0 && idx < self.sdus.len() {
+            // An SDU whose transmission would start here may be dropped at dequeue instead
+            // (the first one was asked by `dequeue_at_head` already).
+            if idx != start
+                && self.sdus[idx].unsegmented == self.sdus[idx].packet.size
+                && self.ask_dequeue(now, idx, self.unseg_bytes, dequeue)
+            {
+                continue;
             }
+            let s = &mut self.sdus[idx];
             let had = s.unsegmented as u64;
             first_sdu.get_or_insert(s.id);
             last_sdu = s.id;
@@ -470,9 +528,12 @@ impl RlcAmEntity {
                 s.unsegmented -= space;
                 space = 0;
             }
-            consumed += had - s.unsegmented as u64;
+            let now_left = s.unsegmented;
+            self.unseg_bytes -= had - now_left as u64;
+            if now_left == 0 {
+                idx += 1;
+            }
         }
-        self.unseg_bytes = before - consumed;
         while self
             .sdus
             .get(self.seg_idx)
