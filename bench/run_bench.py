@@ -155,7 +155,7 @@ def umts_section(console: Console, repeats: int) -> None:
         "(target: under 1 s)"
     )
     costs = []
-    for disc in ("droptail", "red", "sbd", "codel"):
+    for disc in ("droptail", "red", "sbd", "codel", "pie"):
         doc = to_core_json(load(UMTS, ["flows.count=4", f"radio.buffer.discipline={disc}"]))
         walls = [_core.simulate(doc, 1, i)["wall_time_s"] for i in range(repeats)]
         costs.append((disc, statistics.median(walls)))

@@ -78,7 +78,8 @@ def test_umts_run_reports_bearer_metrics():
             "radio.buffer.sbd.min_th_sdus",
         ),
         (["radio.buffer.sbd.t_r_ms=-1"], "radio.buffer.sbd.t_r_ms"),
-        (["radio.buffer.discipline=pie"], "radio.buffer.discipline"),
+        (["radio.buffer.discipline=fq_codel"], "radio.buffer.discipline"),
+        (["radio.buffer.pie.alpha=-1"], "radio.buffer.pie.alpha"),
         (["radio.buffer.codel.target_ms=0"], "radio.buffer.codel.target_ms"),
     ],
 )
@@ -108,3 +109,6 @@ def test_red_and_sbd_drop_with_their_own_reasons():
     codel = radiotcp.run(UMTS, runs=2, overrides=[*base, "radio.buffer.discipline=codel"])
     assert codel.summary["drops.bearer.codel"][0] > 0
     assert codel.summary["drops.bearer.sbd"][0] == 0
+    pie = radiotcp.run(UMTS, runs=2, overrides=[*base, "radio.buffer.discipline=pie"])
+    assert pie.summary["drops.bearer.pie"][0] > 0
+    assert pie.summary["drops.bearer.codel"][0] == 0

@@ -323,13 +323,24 @@ class CodelConfig(_Model):
     interval_ms: PosFloat = Field(300.0, description="INTERVAL, about the worst-case RTT, ms.")
 
 
+class PieConfig(_Model):
+    """PIE (RFC 8033) on arrival, its delay taken from timestamps at transmission start.
+    QDELAY_REF is raised above one SDU's transmission time at 384 kbit/s (31 ms)."""
+
+    qdelay_ref_ms: PosFloat = Field(40.0, description="QDELAY_REF, ms.")
+    t_update_ms: PosFloat = Field(15.0, description="T_UPDATE, ms.")
+    alpha: PosFloat = Field(0.125, description="Integral gain, 1/s.")
+    beta: PosFloat = Field(1.25, description="Proportional gain, 1/s.")
+    max_burst_ms: NonNegFloat = Field(150.0, description="MAX_BURST allowance, ms.")
+
+
 class BufferConfig(_Model):
     """The per-user downlink buffer at the network side, counted in SDUs."""
 
-    discipline: Literal["droptail", "red", "sbd", "codel"] = Field(
+    discipline: Literal["droptail", "red", "sbd", "codel", "pie"] = Field(
         "droptail",
-        description="'droptail', 'red' (instantaneous RED), 'sbd' (Slope Based Discard) or "
-        "'codel' (CoDel at transmission start); the hard limit applies to all.",
+        description="'droptail', 'red' (instantaneous RED), 'sbd' (Slope Based Discard), "
+        "'codel' (CoDel at transmission start) or 'pie'; the hard limit applies to all.",
     )
     limit_sdus: int = Field(
         50,
@@ -341,6 +352,7 @@ class BufferConfig(_Model):
     red: RedConfig = Field(default_factory=RedConfig, description="RED parameters.")
     sbd: SbdConfig = Field(default_factory=SbdConfig, description="SBD parameters.")
     codel: CodelConfig = Field(default_factory=CodelConfig, description="CoDel parameters.")
+    pie: PieConfig = Field(default_factory=PieConfig, description="PIE parameters.")
 
     @model_validator(mode="after")
     def _sbd_below_limit(self) -> BufferConfig:

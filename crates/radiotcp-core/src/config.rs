@@ -100,6 +100,7 @@ pub struct BufferConfig {
     pub red: RedConfig,
     pub sbd: SbdConfig,
     pub codel: CodelConfig,
+    pub pie: PieConfig,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,6 +113,31 @@ pub enum BufferDisciplineKind {
     Sbd,
     /// CoDel (RFC 8289) at the start of each SDU's transmission.
     Codel,
+    /// PIE (RFC 8033) on arrival, its delay taken at transmission start.
+    Pie,
+}
+
+/// PIE; QDELAY_REF is raised above one SDU's transmission time at 384 kbit/s (31 ms).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieConfig {
+    pub qdelay_ref_ms: f64,
+    pub t_update_ms: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub max_burst_ms: f64,
+}
+
+impl Default for PieConfig {
+    fn default() -> Self {
+        Self {
+            qdelay_ref_ms: 40.0,
+            t_update_ms: 15.0,
+            alpha: 0.125,
+            beta: 1.25,
+            max_burst_ms: 150.0,
+        }
+    }
 }
 
 /// CoDel; at 384 kbit/s one 1500-byte SDU takes 31 ms, so the RFC's 5 ms target is raised
@@ -208,6 +234,7 @@ impl Default for RadioConfig {
                 red: RedConfig::default(),
                 sbd: SbdConfig::default(),
                 codel: CodelConfig::default(),
+                pie: PieConfig::default(),
             },
         }
     }
@@ -492,6 +519,11 @@ impl RadioConfig {
         positive("radio.buffer.sbd.alpha_bits", b.sbd.alpha_bits)?;
         positive("radio.buffer.codel.target_ms", b.codel.target_ms)?;
         positive("radio.buffer.codel.interval_ms", b.codel.interval_ms)?;
+        positive("radio.buffer.pie.qdelay_ref_ms", b.pie.qdelay_ref_ms)?;
+        positive("radio.buffer.pie.t_update_ms", b.pie.t_update_ms)?;
+        positive("radio.buffer.pie.alpha", b.pie.alpha)?;
+        positive("radio.buffer.pie.beta", b.pie.beta)?;
+        finite_nonneg("radio.buffer.pie.max_burst_ms", b.pie.max_burst_ms)?;
         Ok(())
     }
 }

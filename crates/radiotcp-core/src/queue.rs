@@ -26,15 +26,18 @@ pub enum BufferDrop {
     Sbd,
     /// CoDel: dropped at dequeue (transmission start) in the dropping state.
     Codel,
+    /// PIE: random early drop on arrival.
+    Pie,
 }
 
 impl BufferDrop {
-    pub const ALL: [BufferDrop; 5] = [
+    pub const ALL: [BufferDrop; 6] = [
         BufferDrop::BufferFull,
         BufferDrop::RedEarly,
         BufferDrop::RedForced,
         BufferDrop::Sbd,
         BufferDrop::Codel,
+        BufferDrop::Pie,
     ];
 
     pub fn name(self) -> &'static str {
@@ -44,6 +47,7 @@ impl BufferDrop {
             BufferDrop::RedForced => "red_forced",
             BufferDrop::Sbd => "sbd",
             BufferDrop::Codel => "codel",
+            BufferDrop::Pie => "pie",
         }
     }
 }
@@ -309,12 +313,124 @@ impl Codel {
     }
 }
 
+/// PIE (RFC 8033; model-specs §6.3): a PI controller on the queueing delay sets the drop
+/// probability every `t_update`; arrivals are dropped with that probability. The delay is
+/// taken from timestamps: the sojourn of the last SDU whose transmission started.
+#[derive(Debug, Clone)]
+pub struct Pie {
+    qdelay_ref: f64,
+    t_update: Time,
+    alpha: f64,
+    beta: f64,
+    max_burst: Time,
+    p: f64,
+    qdelay: f64,
+    qdelay_old: f64,
+    burst_allowance: Time,
+    next_update: Time,
+    rng: RngStream,
+}
+
+impl Pie {
+    pub fn new(
+        qdelay_ref: Time,
+        t_update: Time,
+        alpha: f64,
+        beta: f64,
+        max_burst: Time,
+        rng: RngStream,
+    ) -> Self {
+        Self {
+            qdelay_ref: qdelay_ref as f64 / NS_PER_S as f64,
+            t_update,
+            alpha,
+            beta,
+            max_burst,
+            p: 0.0,
+            qdelay: 0.0,
+            qdelay_old: 0.0,
+            burst_allowance: max_burst,
+            next_update: t_update,
+            rng,
+        }
+    }
+
+    pub fn probability(&self) -> f64 {
+        self.p
+    }
+
+    /// One controller update (RFC 8033 §4.2, with auto-tuning, the 2% cap and decay).
+    fn update(&mut self, queue_empty: bool) {
+        if queue_empty {
+            self.qdelay = 0.0;
+        }
+        let mut delta = self.alpha * (self.qdelay - self.qdelay_ref)
+            + self.beta * (self.qdelay - self.qdelay_old);
+        // Auto-tuning: small probabilities move in small steps.
+        let scale = [
+            (1e-6, 2048.0),
+            (1e-5, 512.0),
+            (1e-4, 128.0),
+            (1e-3, 32.0),
+            (1e-2, 8.0),
+            (1e-1, 2.0),
+        ]
+        .iter()
+        .find(|(bound, _)| self.p < *bound)
+        .map_or(1.0, |(_, d)| *d);
+        delta /= scale;
+        if self.p >= 0.1 && delta > 0.02 {
+            delta = 0.02;
+        }
+        self.p = (self.p + delta).clamp(0.0, 1.0);
+        if self.qdelay == 0.0 && self.qdelay_old == 0.0 {
+            self.p *= 0.98;
+        }
+        self.burst_allowance = self.burst_allowance.saturating_sub(self.t_update);
+        if self.p == 0.0
+            && self.qdelay < self.qdelay_ref / 2.0
+            && self.qdelay_old < self.qdelay_ref / 2.0
+        {
+            self.burst_allowance = self.max_burst;
+        }
+        self.qdelay_old = self.qdelay;
+    }
+
+    /// Run the updates due up to `now`.
+    pub fn advance(&mut self, now: Time, queue_empty: bool) {
+        while self.next_update <= now {
+            self.update(queue_empty);
+            self.next_update += self.t_update;
+        }
+    }
+
+    pub fn on_dequeue(&mut self, sojourn: Time) {
+        self.qdelay = sojourn as f64 / NS_PER_S as f64;
+    }
+
+    /// RFC 8033 §4.1 drop_early, with its safeguards.
+    fn on_arrival(&mut self, bo_sdus: usize) -> Verdict {
+        if self.burst_allowance > 0
+            || (self.qdelay_old < self.qdelay_ref / 2.0 && self.p < 0.2)
+            || bo_sdus <= 2
+        {
+            return Verdict::Admit;
+        }
+        if self.rng.uniform() < self.p {
+            Verdict::Drop(BufferDrop::Pie)
+        } else {
+            Verdict::Admit
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 enum Kind {
     DropTail,
     Red(Red),
     Sbd(Sbd),
     Codel(Codel),
+    Pie(Pie),
 }
 
 /// The discipline of one per-user buffer: a hard limit in SDUs plus an optional AQM.
@@ -349,6 +465,14 @@ impl BufferDiscipline {
                 millis(c.codel.interval_ms),
                 sdu_bytes as u64,
             )),
+            BufferDisciplineKind::Pie => Kind::Pie(Pie::new(
+                millis(c.pie.qdelay_ref_ms),
+                millis(c.pie.t_update_ms),
+                c.pie.alpha,
+                c.pie.beta,
+                millis(c.pie.max_burst_ms),
+                rng,
+            )),
         };
         Self { limit, kind }
     }
@@ -363,8 +487,10 @@ impl BufferDiscipline {
     /// Let time pass up to `now`; `bo_bits` is the occupancy since the last call. Call it
     /// before every change of the occupancy (arrival, release, discard).
     pub fn advance(&mut self, now: Time, bo_bits: f64) {
-        if let Kind::Sbd(s) = &mut self.kind {
-            s.advance(now, bo_bits);
+        match &mut self.kind {
+            Kind::Sbd(s) => s.advance(now, bo_bits),
+            Kind::Pie(p) => p.advance(now, bo_bits == 0.0),
+            _ => {}
         }
     }
 
@@ -384,6 +510,7 @@ impl BufferDiscipline {
             Kind::Red(r) => r.on_arrival(bo_sdus as f64),
             Kind::Sbd(s) => s.on_arrival(now, bo_bits + size_bits),
             Kind::Codel(_) => Verdict::Admit,
+            Kind::Pie(p) => p.on_arrival(bo_sdus),
         }
     }
 
@@ -399,6 +526,10 @@ impl BufferDiscipline {
             Kind::Codel(c) => c
                 .on_dequeue(now, sojourn, queued_bytes)
                 .then_some(BufferDrop::Codel),
+            Kind::Pie(p) => {
+                p.on_dequeue(sojourn);
+                None
+            }
             _ => None,
         }
     }
@@ -566,6 +697,75 @@ mod tests {
         assert!(c.on_dequeue(ms(410), ms(50), q));
         let next = c.drop_next;
         assert_eq!(next, ms(410) + (ms(100) as f64 / 2f64.sqrt()) as Time);
+    }
+
+    #[test]
+    fn pie_controller_steps_follow_rfc_8033() {
+        let ms = |x: u64| x * 1_000_000;
+        let mut p = Pie::new(
+            ms(15),
+            ms(15),
+            0.125,
+            1.25,
+            ms(150),
+            RngStream::new(1, 0, 0),
+        );
+        // A 100 ms queueing delay appears: first update at 15 ms.
+        p.on_dequeue(ms(100));
+        p.advance(ms(15), false);
+        // delta = 0.125 (0.1 - 0.015) + 1.25 (0.1 - 0) = 0.135625; p < 1e-6: / 2048.
+        let d1 = (0.125 * (0.1 - 0.015) + 1.25 * 0.1) / 2048.0;
+        assert!((p.probability() - d1).abs() < 1e-15);
+        // Second update, same delay: only the integral term; p in [1e-5, 1e-4): / 128.
+        p.advance(ms(30), false);
+        let d2 = 0.125 * (0.1 - 0.015) / 128.0;
+        assert!((p.probability() - (d1 + d2)).abs() < 1e-15);
+        // Burst allowance: 150 ms from the start, no early drop before it is spent.
+        assert_eq!(p.on_arrival(10), Verdict::Admit);
+        // Run long enough at high delay: p grows, in steps of at most 0.02 above 0.1.
+        let mut last = p.probability();
+        for k in 3..200 {
+            p.advance(ms(15 * k), false);
+            let now = p.probability();
+            if last >= 0.1 {
+                assert!(
+                    now - last <= 0.02 + 1e-12,
+                    "step {} at p {last}",
+                    now - last
+                );
+            }
+            last = now;
+        }
+        assert!(last > 0.5);
+        // Empty queue: delay 0, decay by 2% per update once both delays are 0.
+        p.advance(ms(15 * 200), true);
+        let before = p.probability();
+        p.advance(ms(15 * 201), true);
+        assert!(p.probability() < before);
+    }
+
+    #[test]
+    fn pie_protects_short_queues_and_low_delay() {
+        let ms = |x: u64| x * 1_000_000;
+        let mut p = Pie::new(ms(15), ms(15), 0.125, 1.25, ms(0), RngStream::new(1, 0, 0));
+        p.p = 0.5;
+        p.qdelay_old = 0.1;
+        assert_eq!(
+            p.on_arrival(2),
+            Verdict::Admit,
+            "two packets or fewer: never"
+        );
+        let drops = (0..10_000)
+            .filter(|_| p.on_arrival(10) == Verdict::Drop(BufferDrop::Pie))
+            .count();
+        assert!((drops as f64 / 10_000.0 - 0.5).abs() < 0.03);
+        p.qdelay_old = 0.001;
+        p.p = 0.1;
+        assert_eq!(
+            p.on_arrival(10),
+            Verdict::Admit,
+            "low delay and p < 0.2: never"
+        );
     }
 
     #[test]
