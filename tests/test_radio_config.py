@@ -112,3 +112,25 @@ def test_red_and_sbd_drop_with_their_own_reasons():
     pie = radiotcp.run(UMTS, runs=2, overrides=[*base, "radio.buffer.discipline=pie"])
     assert pie.summary["drops.bearer.pie"][0] > 0
     assert pie.summary["drops.bearer.codel"][0] == 0
+
+
+def test_ack_control_modes_and_errors():
+    base = ["simulation.duration_s=30", "flows.count=4"]
+    off = radiotcp.run(UMTS, runs=1, overrides=base)
+    assert off.summary["bearer.acks_delayed"][0] == 0
+    rate = radiotcp.run(
+        UMTS,
+        runs=1,
+        overrides=[*base, "radio.ack_control.mode=rate", "radio.ack_control.minth_sdus=10"],
+    )
+    assert rate.summary["bearer.acks_delayed"][0] > 0
+    delay = radiotcp.run(UMTS, runs=1, overrides=[*base, "radio.ack_control.mode=delay"])
+    assert delay.summary["bearer.ack_delay_mean_ms"][0] > 0
+    for bad, key in [
+        ("radio.ack_control.maxth_sdus=5", "radio.ack_control.maxth_sdus"),
+        ("radio.ack_control.mode=filter", "radio.ack_control.mode"),
+        ("radio.ack_control.alpha=-1", "radio.ack_control.alpha"),
+    ]:
+        with pytest.raises(radiotcp.ConfigError) as e:
+            load(UMTS, [bad])
+        assert e.value.key == key

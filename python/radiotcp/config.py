@@ -363,6 +363,31 @@ class BufferConfig(_Model):
         return self
 
 
+class AckControlConfig(_Model):
+    """Policy on the uplink TCP ACKs leaving the network-side RLC (docs/models/ack-control.md)."""
+
+    mode: Literal["none", "rate", "delay"] = Field(
+        "none",
+        description="'none', 'rate' (ACK rate control: inter-departure time t_id = f(BO), "
+        "Alcaraz & Cerdan 2006) or 'delay' (ACK delay control: the alpha -> 0 case, a fixed "
+        "spacing maxd_ms once BO >= minth_sdus).",
+    )
+    minth_sdus: NonNegFloat = Field(20.0, description="BO at which ACKs start to be spaced.")
+    maxth_sdus: PosFloat = Field(50.0, description="BO at which t_id reaches maxd_ms.")
+    mind_ms: NonNegFloat = Field(0.0, description="t_id at minth, ms.")
+    maxd_ms: NonNegFloat = Field(500.0, description="t_id at maxth and above, ms.")
+    alpha: NonNegFloat = Field(1.0, description="Shape of f (rate mode).")
+    sync_to_tti: bool = Field(False, description="Round id_timer expiries up to TTI boundaries.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> AckControlConfig:
+        if self.maxth_sdus <= self.minth_sdus:
+            raise _constraint("maxth_sdus", self.maxth_sdus, "a number greater than minth_sdus")
+        if self.maxd_ms < self.mind_ms:
+            raise _constraint("maxd_ms", self.maxd_ms, "a number >= mind_ms")
+        return self
+
+
 class RadioConfig(_Model):
     """A UMTS dedicated channel with RLC AM between the end of the wired chain (the RNC) and
     the client (the UE). Defaults: the papers' Table 1 (384 kbit/s, FER 10%, f_dT 0.01)."""
@@ -390,6 +415,9 @@ class RadioConfig(_Model):
     rlc: RlcConfig = Field(default_factory=RlcConfig, description="RLC AM parameters.")
     buffer: BufferConfig = Field(
         default_factory=BufferConfig, description="Per-user downlink buffer."
+    )
+    ack_control: AckControlConfig = Field(
+        default_factory=AckControlConfig, description="Uplink ACK policy at the RNC."
     )
 
     @model_validator(mode="after")

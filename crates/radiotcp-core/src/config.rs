@@ -47,6 +47,47 @@ pub struct RadioConfig {
     pub rlc: RlcConfig,
     /// The per-user downlink buffer at the network side (in SDUs of the RLC transmitter).
     pub buffer: BufferConfig,
+    /// Policy on the uplink ACKs leaving the network-side RLC.
+    pub ack_control: AckControlConfig,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AckControlMode {
+    /// ACKs leave as soon as the RLC delivers them.
+    None,
+    /// ACK rate control: inter-departure time t_id = f(BO) (Alcaraz & Cerdan 2006).
+    Rate,
+    /// ACK delay control: the alpha -> 0 case, a fixed spacing maxd once BO >= minth.
+    Delay,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AckControlConfig {
+    pub mode: AckControlMode,
+    pub minth_sdus: f64,
+    pub maxth_sdus: f64,
+    pub mind_ms: f64,
+    pub maxd_ms: f64,
+    /// Shape of f (ignored by `delay`, which is alpha = 0).
+    pub alpha: f64,
+    /// Round the id_timer expiries up to TTI boundaries.
+    pub sync_to_tti: bool,
+}
+
+impl Default for AckControlConfig {
+    fn default() -> Self {
+        Self {
+            mode: AckControlMode::None,
+            minth_sdus: 20.0,
+            maxth_sdus: 50.0,
+            mind_ms: 0.0,
+            maxd_ms: 500.0,
+            alpha: 1.0,
+            sync_to_tti: false,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -236,6 +277,7 @@ impl Default for RadioConfig {
                 codel: CodelConfig::default(),
                 pie: PieConfig::default(),
             },
+            ack_control: AckControlConfig::default(),
         }
     }
 }
@@ -524,6 +566,22 @@ impl RadioConfig {
         positive("radio.buffer.pie.alpha", b.pie.alpha)?;
         positive("radio.buffer.pie.beta", b.pie.beta)?;
         finite_nonneg("radio.buffer.pie.max_burst_ms", b.pie.max_burst_ms)?;
+        let a = &self.ack_control;
+        finite_nonneg("radio.ack_control.minth_sdus", a.minth_sdus)?;
+        check(
+            a.maxth_sdus.is_finite() && a.maxth_sdus > a.minth_sdus,
+            "radio.ack_control.maxth_sdus",
+            a.maxth_sdus,
+            "a number greater than radio.ack_control.minth_sdus",
+        )?;
+        finite_nonneg("radio.ack_control.mind_ms", a.mind_ms)?;
+        check(
+            a.maxd_ms.is_finite() && a.maxd_ms >= a.mind_ms,
+            "radio.ack_control.maxd_ms",
+            a.maxd_ms,
+            "a number >= radio.ack_control.mind_ms",
+        )?;
+        finite_nonneg("radio.ack_control.alpha", a.alpha)?;
         Ok(())
     }
 }

@@ -5,6 +5,7 @@
 //! streams), [`tcp`] (sans-IO sender and receiver), [`link`] (wired links and queues),
 //! [`scenario`] (builds a topology from a [`ScenarioConfig`] and drives it), [`results`].
 
+pub mod ack;
 pub mod config;
 pub mod engine;
 pub mod error;

@@ -151,6 +151,8 @@ pub fn flat_metrics(r: &RunResult) -> Vec<(String, f64)> {
             ("ul_status_pdus", b.ul_status_pdus as f64),
             ("dl_polls", b.dl_polls as f64),
             ("mrw_procedures", b.mrw_procedures as f64),
+            ("acks_delayed", b.acks_delayed as f64),
+            ("ack_delay_mean_ms", b.ack_delay_mean_ms),
         ];
         for (k, v) in fields {
             out.push((format!("bearer.{k}"), v));

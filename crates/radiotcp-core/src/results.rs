@@ -64,6 +64,10 @@ pub struct BearerStats {
     pub ul_status_pdus: u64,
     pub dl_polls: u64,
     pub mrw_procedures: u64,
+    /// ACK rate/delay control: ACKs held back, and the mean time they were held (ms; 0 if
+    /// none).
+    pub acks_delayed: u64,
+    pub ack_delay_mean_ms: f64,
 }
 
 /// One time series: sample times, an entity id (flow or link index) and a value.

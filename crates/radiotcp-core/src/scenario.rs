@@ -10,7 +10,8 @@
 //! The scenario owns the event queue and all entities, and is the only place that turns what a
 //! sans-IO entity asks for (a segment, an ACK, a deadline) into events.
 
-use crate::config::{ChannelConfig, ChannelKind, RadioConfig, ScenarioConfig};
+use crate::ack::{AckRateControl, AckRateParams};
+use crate::config::{AckControlMode, ChannelConfig, ChannelKind, RadioConfig, ScenarioConfig};
 use crate::engine::{
     millis, secs, stream, to_millis, to_secs, EventQueue, RngStream, Time, TimerSlot,
 };
@@ -56,6 +57,10 @@ enum Event {
         to_ue: bool,
         pdus: Vec<Pdu>,
     },
+    /// The ACK rate control's id_timer.
+    AckTimer {
+        generation: u32,
+    },
 }
 
 fn channel_model(c: &ChannelConfig) -> ChannelModel {
@@ -80,6 +85,8 @@ struct Bearer {
     slots: u32,
     delay: Time,
     discipline: BufferDiscipline,
+    ack_ctrl: Option<AckRateControl>,
+    ack_timer: TimerSlot,
     /// Buffer drops, indexed by `BufferDrop`.
     buffer_drops: [u64; BufferDrop::ALL.len()],
     dl_ttis_lost: u64,
@@ -122,6 +129,22 @@ impl Bearer {
             tti: millis(r.tti_ms),
             slots: r.pdus_per_tti,
             delay: millis(r.one_way_delay_ms),
+            ack_ctrl: match r.ack_control.mode {
+                AckControlMode::None => None,
+                mode => Some(AckRateControl::new(AckRateParams {
+                    minth: r.ack_control.minth_sdus,
+                    maxth: r.ack_control.maxth_sdus,
+                    mind: millis(r.ack_control.mind_ms),
+                    maxd: millis(r.ack_control.maxd_ms),
+                    alpha: if mode == AckControlMode::Delay {
+                        0.0
+                    } else {
+                        r.ack_control.alpha
+                    },
+                    tti: r.ack_control.sync_to_tti.then(|| millis(r.tti_ms)),
+                })),
+            },
+            ack_timer: TimerSlot::default(),
             discipline: BufferDiscipline::from_config(
                 &r.buffer,
                 sdu_bytes,
@@ -266,6 +289,16 @@ impl WiredScenario {
             }
             Event::Tti => self.on_tti(now),
             Event::RadioArrive { to_ue, pdus } => self.on_radio_arrive(now, to_ue, pdus),
+            Event::AckTimer { generation } => {
+                let Some(b) = self.bearer.as_mut() else {
+                    return;
+                };
+                if b.ack_timer.fire(generation) {
+                    let bo = b.rnc.buffer_occupancy() as f64;
+                    let out = b.ack_ctrl.as_mut().map(|c| c.on_timeout(now, bo));
+                    self.forward_acks(now, out.unwrap_or_default());
+                }
+            }
         }
     }
 
@@ -339,12 +372,33 @@ impl WiredScenario {
             b.discipline.advance(now, b.rnc.buffer_bytes() as f64 * 8.0);
             b.rnc.on_pdus(pdus);
             let acks = b.rnc.take_delivered();
-            let last = self.links.len() as u32 - 1;
-            for pkt in acks {
-                self.send_on(now, last, Dir::Ack, pkt);
-            }
+            let bo = b.rnc.buffer_occupancy() as f64;
+            let out = match b.ack_ctrl.as_mut() {
+                None => acks,
+                Some(c) => acks
+                    .into_iter()
+                    .flat_map(|a| c.on_ack(now, a, bo))
+                    .collect(),
+            };
+            self.forward_acks(now, out);
             // STATUS reports free SDUs from the downlink buffer.
             self.trace_buffer(now);
+        }
+    }
+
+    /// ACKs leaving the RNC towards the server; keeps the ACK control's timer in step.
+    fn forward_acks(&mut self, now: Time, acks: Vec<Packet>) {
+        if let Some(b) = self.bearer.as_mut() {
+            if let Some(c) = b.ack_ctrl.as_ref() {
+                b.ack_timer
+                    .sync(&mut self.q, c.poll_timeout(), |generation| {
+                        Event::AckTimer { generation }
+                    });
+            }
+        }
+        let last = self.links.len() as u32 - 1;
+        for pkt in acks {
+            self.send_on(now, last, Dir::Ack, pkt);
         }
     }
 
@@ -577,6 +631,14 @@ impl WiredScenario {
             ul_status_pdus: b.rnc.stats.status_pdus_sent,
             dl_polls: b.rnc.stats.polls_sent,
             mrw_procedures: b.rnc.stats.mrw_sent,
+            acks_delayed: b.ack_ctrl.as_ref().map_or(0, |c| c.stats.acks_delayed),
+            ack_delay_mean_ms: b.ack_ctrl.as_ref().map_or(0.0, |c| {
+                if c.stats.acks_delayed == 0 {
+                    0.0
+                } else {
+                    c.stats.total_delay as f64 / c.stats.acks_delayed as f64 / 1e6
+                }
+            }),
         });
         let measured_s = to_secs(measured);
         let flows = self

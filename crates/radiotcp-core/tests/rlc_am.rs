@@ -396,7 +396,10 @@ proptest! {
     ) {
         let mut rng = RngStream::new(seed, 0, 3);
         let mut drops = RngStream::new(seed, 0, 4);
-        let mut b = Bearer::new(params());
+        // Unlimited MaxDAT, so that dequeue drops are the only losses of SDUs.
+        let mut p = params();
+        p.max_dat = u32::MAX;
+        let mut b = Bearer::new(p);
         for (i, &s) in sizes.iter().enumerate() {
             b.a.offer_sdu(0, sdu(i as u64, s));
         }

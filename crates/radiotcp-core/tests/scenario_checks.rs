@@ -284,3 +284,33 @@ fn umts_larger_buffer_raises_goodput_and_delay() {
     assert!(g50 > g10, "goodput {g10} -> {g50}");
     assert!(d50 > d10 * 1.5, "delay {d10} -> {d50}");
 }
+
+#[test]
+fn ack_rate_control_cuts_overflows_and_delay_in_the_4_flow_preset() {
+    use radiotcp_core::config::AckControlMode;
+    let stats = |mode: AckControlMode| {
+        let mut c = umts(4, 60.0);
+        c.flows.start_jitter_s = 1.0;
+        let a = &mut c.radio.as_mut().unwrap().ack_control;
+        a.mode = mode;
+        a.minth_sdus = 20.0;
+        a.maxd_ms = 500.0;
+        a.alpha = 0.5;
+        let (mut over, mut delay, mut goodput) = (0.0, 0.0, 0.0f64);
+        for i in 0..5 {
+            let r = run(&c, 21, i, &RunOptions::default()).unwrap();
+            over += r.bearer.as_ref().unwrap().drops["buffer_full"] as f64 / 5.0;
+            delay += r.flows.iter().map(|f| f.delay_mean_ms).sum::<f64>() / 4.0 / 5.0;
+            goodput += r.flows.iter().map(|f| f.goodput_kbps).sum::<f64>() / 5.0;
+        }
+        (over, delay, goodput)
+    };
+    // The claim: overflows fall substantially and so does the delay. Goodput is not
+    // asserted: with this configuration it moved from 285 to 254 kb/s over these 5 runs and
+    // from 279 to 281 over 10 other runs (docs/models/ack-control.md).
+    let (o_dt, d_dt, _) = stats(AckControlMode::None);
+    let (o_ar, d_ar, _) = stats(AckControlMode::Rate);
+    assert!(o_dt > 10.0, "drop-tail overflows {o_dt}");
+    assert!(o_ar < 0.25 * o_dt, "overflows {o_dt} -> {o_ar}");
+    assert!(d_ar < 0.8 * d_dt, "delay {d_dt} -> {d_ar}");
+}

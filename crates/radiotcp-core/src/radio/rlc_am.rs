@@ -338,8 +338,18 @@ impl RlcAmEntity {
         }
         // 3. New PDUs.
         while out.len() < slots && self.vt_s < self.vt_ms() {
+            let dropped_before = self.stats.sdus_dropped_at_dequeue;
             self.dequeue_at_head(now, dequeue);
             if !self.has_unsegmented() {
+                // Drops at dequeue emptied the buffer: the PDU sent last is now the last PDU
+                // in the buffer, and it must carry (or a carrier must carry) the poll, or the
+                // tail would wait for nothing.
+                if self.stats.sdus_dropped_at_dequeue > dropped_before
+                    && self.p.poll_last_pdu
+                    && self.vt_s > self.vt_a
+                {
+                    self.poll_triggered = true;
+                }
                 break;
             }
             self.window_poll_check();
