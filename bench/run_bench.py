@@ -84,8 +84,9 @@ def bench_ns3(flows: int, duration_s: float, repeats: int) -> dict:
     }
 
 
-def bench_sweep(jobs: int, repeats: int = 3) -> dict:
-    """Median over `repeats` of a 2000-run sweep into a fresh store."""
+def bench_sweeps(jobs_list: list[int], repeats: int = 5) -> list[dict]:
+    """A 2000-run sweep into a fresh store for each worker count, interleaved so that drift in
+    the machine's speed hits every configuration alike; medians over `repeats`."""
     spec = SweepSpec.model_validate(
         {
             "name": "bench",
@@ -95,17 +96,30 @@ def bench_sweep(jobs: int, repeats: int = 3) -> dict:
             "grid": {"links.1.queue.limit_packets": list(range(5, 105))},
         }
     )
-    walls, cores = [], []
+    walls: dict[int, list[float]] = {j: [] for j in jobs_list}
+    cores: dict[int, list[float]] = {j: [] for j in jobs_list}
+    runs = 0
     for _ in range(repeats):
-        with tempfile.TemporaryDirectory() as d, Store(Path(d) / "s.sqlite") as st:
-            t0 = time.perf_counter()
-            res = run_sweep(spec, ROOT, st, jobs=jobs)
-            walls.append(time.perf_counter() - t0)
-            cores.append(res.wall_time_s)
-            runs = res.computed
-    wall = statistics.median(walls)
-    core = statistics.median(cores)
-    return {"jobs": jobs, "runs": runs, "wall_s": wall, "core_s": core, "runs_per_s": runs / wall}
+        for jobs in jobs_list:
+            with tempfile.TemporaryDirectory() as d, Store(Path(d) / "s.sqlite") as st:
+                t0 = time.perf_counter()
+                res = run_sweep(spec, ROOT, st, jobs=jobs)
+                walls[jobs].append(time.perf_counter() - t0)
+                cores[jobs].append(res.wall_time_s)
+                runs = res.computed
+    out = []
+    for jobs in jobs_list:
+        wall = statistics.median(walls[jobs])
+        out.append(
+            {
+                "jobs": jobs,
+                "runs": runs,
+                "wall_s": wall,
+                "core_s": statistics.median(cores[jobs]),
+                "runs_per_s": runs / wall,
+            }
+        )
+    return out
 
 
 UMTS = ROOT / "scenarios" / "umts-384k.toml"
@@ -174,8 +188,7 @@ def umts_section(console: Console, repeats: int) -> None:
 
 def sweep_section(console: Console) -> None:
     cores = os.cpu_count() or 1
-    one = bench_sweep(1)
-    many = bench_sweep(cores)
+    one, many = bench_sweeps([1, cores])
     efficiency = many["runs_per_s"] / (cores * one["runs_per_s"])
     per_run_core = one["core_s"] / one["runs"]
     per_run_overhead = (one["wall_s"] - one["core_s"]) / one["runs"]

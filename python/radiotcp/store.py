@@ -18,6 +18,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -75,15 +76,20 @@ def run_key(config: Mapping[str, Any] | str, seed: int, run_index: int, version:
 
 @dataclass(frozen=True)
 class RunRecord:
-    """One stored run as a sweep sees it."""
+    """One stored run as a sweep sees it. The metrics are parsed from their JSON text on first
+    use, so reading a large sweep back costs little until its numbers are needed."""
 
     key: str
     point: int
     params: dict[str, Any]
     seed: int
     run_index: int
-    metrics: dict[str, float]
+    metrics_json: str
     wall_time_s: float
+
+    @cached_property
+    def metrics(self) -> dict[str, float]:
+        return json.loads(self.metrics_json)
 
 
 class Store:
@@ -196,7 +202,7 @@ class Store:
             p = parsed.get(params)
             if p is None:
                 p = parsed[params] = json.loads(params)
-            yield RunRecord(key, point, p, seed, idx, json.loads(metrics), wall)
+            yield RunRecord(key, point, p, seed, idx, metrics, wall)
 
     def count_runs(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])

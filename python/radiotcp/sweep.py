@@ -22,7 +22,8 @@ import os
 import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -215,11 +216,11 @@ class SweepResult:
     expected: int
     computed: int = 0
     wall_time_s: float = 0.0
-    metrics: list[str] = field(default_factory=list)
 
-    def __post_init__(self) -> None:
-        if not self.metrics:
-            self.metrics = _metric_names(self.records)
+    @cached_property
+    def metrics(self) -> list[str]:
+        """Every metric name found in the runs (parsing them on first use)."""
+        return _metric_names(self.records)
 
     def _value(self, r: RunRecord, m: str) -> float:
         # A drop reason that never occurred in a run is 0 there, not missing.
