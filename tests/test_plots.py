@@ -180,3 +180,58 @@ def test_save_rejects_unknown_extension(tmp_path: Path) -> None:
     fig = plots.plot_metric_vs_param(sweep_points(), "flows.count", "goodput_kbps")
     with pytest.raises(ValueError, match="unsupported"):
         plots.save(fig, tmp_path / "fig.jpg")
+
+
+def test_baseline_lines_take_the_group_colour(tmp_path: Path) -> None:
+    base = [
+        {"flows.count": f, "goodput_kbps": {"mean": 250.0 + f, "ci90_half_width": 1.0}}
+        for f in (1, 2, 4)
+    ]
+    fig = plots.plot_metric_vs_param(
+        sweep_points(),
+        "links.1.queue.limit_packets",
+        "goodput_kbps",
+        "flows.count",
+        baseline=base,
+        baseline_label="drop-tail",
+    )
+    ax = fig.axes[0]
+    dashed = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    assert sorted(ln.get_ydata()[0] for ln in dashed) == [251.0, 252.0, 254.0]
+    solid = {
+        ln.get_label(): ln.get_color()
+        for ln in ax.get_lines()
+        if ln.get_linestyle() == "-" and not ln.get_label().startswith("_")
+    }
+    for ln in dashed:
+        flows = ln.get_label().rsplit("= ", 1)[1]
+        assert ln.get_color() == solid[f"flows.count = {flows}"]
+    check_png(fig, plots.save(fig, tmp_path / "base.png"))
+
+
+def test_tradeoff_one_marker_per_point_and_panel(tmp_path: Path) -> None:
+    pts = [
+        {
+            "flows.count": f,
+            "radio.buffer.discipline": d,
+            "goodput_kbps": {"mean": g, "ci90_half_width": 3.0},
+            "delay_mean_ms": {"mean": 100.0 * i + f, "ci90_half_width": 5.0},
+        }
+        for f in (1, 4)
+        for i, (d, g) in enumerate([("droptail", 260.0), ("red", 270.0), ("codel", 250.0)])
+    ]
+    fig = plots.plot_tradeoff(pts, ["radio.buffer.discipline"], "flows.count", names={"red": "RED"})
+    assert len(fig.axes) == 2
+    for ax, f in zip(fig.axes, (1, 4), strict=True):
+        assert ax.get_title() == f"number of flows = {f}"
+        assert ax.get_xlabel() == "mean delay (ms)"
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert labels == ["droptail", "RED", "codel"]
+    check_png(fig, plots.save(fig, tmp_path / "tradeoff.png"))
+
+
+def test_curves_plot(tmp_path: Path) -> None:
+    fig = plots.plot_curves([("a", [0, 1, 2], [0, 1, 4]), ("b", [0, 2], [1, 1])], "x", "y")
+    ax = fig.axes[0]
+    assert [ln.get_label() for ln in ax.get_lines()] == ["a", "b"]
+    check_png(fig, plots.save(fig, tmp_path / "curves.png"))

@@ -378,6 +378,12 @@ class AckControlConfig(_Model):
     maxd_ms: NonNegFloat = Field(500.0, description="t_id at maxth and above, ms.")
     alpha: NonNegFloat = Field(1.0, description="Shape of f (rate mode).")
     sync_to_tti: bool = Field(False, description="Round id_timer expiries up to TTI boundaries.")
+    release: Literal["one_per_event", "while_due"] = Field(
+        "one_per_event",
+        description="'one_per_event' (Fig. 4 literally: at most one ACK leaves per event, so a "
+        "backlog drains slowly) or 'while_due' (ACKs keep leaving while the spacing allows: a "
+        "backlog leaves at once when BO < minth).",
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> AckControlConfig:

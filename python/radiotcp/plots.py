@@ -19,9 +19,11 @@ from matplotlib.figure import Figure
 
 __all__ = [
     "label_for",
+    "plot_curves",
     "plot_goodput_delay",
     "plot_metric_vs_param",
     "plot_traces",
+    "plot_tradeoff",
     "save",
 ]
 
@@ -120,16 +122,36 @@ def _sort_key(v: Any) -> tuple[int, Any]:
 
 
 def _draw_metric(
-    ax: Axes, points: Sequence[Mapping[str, Any]], x: str, metric: str, group: str | None
+    ax: Axes,
+    points: Sequence[Mapping[str, Any]],
+    x: str,
+    metric: str,
+    group: str | None,
+    baseline: Sequence[Mapping[str, Any]] = (),
+    baseline_label: str = "reference",
 ) -> int:
-    """Draw one line (with CI error bars) per group value into ``ax``; returns the line count."""
+    """Draw one line (with CI error bars) per group value into ``ax``; returns the line count.
+
+    ``baseline`` points (e.g. the same scenario with drop-tail) are drawn as dashed horizontal
+    lines, each in the colour of the group whose value it shares (or grey without a group)."""
     groups: dict[Any, list[Mapping[str, Any]]] = {}
     for p in points:
         if x not in p or metric not in p:
             continue
         g = p.get(group) if group is not None else None
         groups.setdefault(g, []).append(p)
-    for i, g in enumerate(sorted(groups, key=_sort_key)):
+    order = sorted(groups, key=_sort_key)
+    for b in baseline:
+        if metric not in b:
+            continue
+        mean, _ = _mean_and_half_width(b[metric])
+        if not math.isfinite(mean):
+            continue
+        g = b.get(group) if group is not None else None
+        color = f"C{order.index(g) % 10}" if g in order else "0.4"
+        label = baseline_label if group is None else f"{baseline_label}, {group} = {g}"
+        ax.axhline(mean, color=color, linestyle="--", linewidth=1.0, alpha=0.8, label=label)
+    for i, g in enumerate(order):
         pts = sorted(groups[g], key=lambda p: _sort_key(p[x]))
         xs = [p[x] for p in pts]
         stats = [_mean_and_half_width(p[metric]) for p in pts]
@@ -164,8 +186,11 @@ def plot_metric_vs_param(
     xlabel: str | None = None,
     ylabel: str | None = None,
     title: str | None = None,
+    baseline: Sequence[Mapping[str, Any]] = (),
+    baseline_label: str = "reference",
 ) -> Figure:
-    """One metric against one parameter, one line per value of ``group``.
+    """One metric against one parameter, one line per value of ``group``; ``baseline`` points
+    as dashed horizontal lines.
 
     ``points`` are dicts holding the parameter values by key and the metric as a summary dict
     ``{"mean", "ci90_half_width", "n"}`` (a ``(mean, half_width, n)`` tuple or a plain number
@@ -178,12 +203,12 @@ def plot_metric_vs_param(
         ax = fig.add_subplot()
     else:
         fig = ax.get_figure(root=True)
-    n_groups = _draw_metric(ax, points, x, metric, group)
+    n_groups = _draw_metric(ax, points, x, metric, group, baseline, baseline_label)
     ax.set_xlabel(xlabel if xlabel is not None else label_for(x))
     ax.set_ylabel(ylabel if ylabel is not None else label_for(metric))
     if title is not None:
         ax.set_title(title)
-    if group is not None and n_groups > 0:
+    if (group is not None and n_groups > 0) or baseline:
         ax.legend(fontsize="small", framealpha=0.85)
     return fig
 
@@ -194,19 +219,103 @@ def plot_goodput_delay(
     group: str | None = None,
     goodput: str = "goodput_kbps",
     delay: str = "delay_mean_ms",
+    baseline: Sequence[Mapping[str, Any]] = (),
+    baseline_label: str = "reference",
 ) -> Figure:
-    """Goodput (left) and delay (right) against the same parameter, side by side."""
+    """Goodput (left) and delay (right) against the same parameter, side by side; ``baseline``
+    points as dashed horizontal lines."""
     fig = Figure(figsize=(11.0, 4.2), layout="constrained")
     FigureCanvasAgg(fig)
     ax_g, ax_d = fig.subplots(1, 2)
-    n_groups = _draw_metric(ax_g, points, x, goodput, group)
-    _draw_metric(ax_d, points, x, delay, group)
+    n_groups = _draw_metric(ax_g, points, x, goodput, group, baseline, baseline_label)
+    _draw_metric(ax_d, points, x, delay, group, baseline, baseline_label)
     for ax, metric in ((ax_g, goodput), (ax_d, delay)):
         ax.set_xlabel(label_for(x))
         ax.set_ylabel(label_for(metric))
         ax.set_ylim(bottom=0)
-    if group is not None and n_groups > 0:
+    if (group is not None and n_groups > 0) or baseline:
         ax_g.legend(fontsize="small", framealpha=0.85)
+    return fig
+
+
+def plot_tradeoff(
+    points: Sequence[Mapping[str, Any]],
+    label: Sequence[str],
+    panel: str | None = None,
+    goodput: str = "goodput_kbps",
+    delay: str = "delay_mean_ms",
+    names: Mapping[str, str] | None = None,
+) -> Figure:
+    """Goodput against delay, one marker (with both 90 % CI bars) per point, named by the
+    values of the ``label`` keys joined by spaces (``names`` maps such a string to a display
+    name); one panel per value of ``panel``. Up and to the left is better: the figure compares
+    mechanisms on the trade-off the papers optimise."""
+    names = names or {}
+
+    def name_of(p: Mapping[str, Any]) -> str:
+        raw = " ".join(str(p.get(k, "")) for k in label)
+        return names.get(raw, raw)
+
+    panels: dict[Any, list[Mapping[str, Any]]] = {}
+    for p in points:
+        panels.setdefault(p.get(panel) if panel is not None else None, []).append(p)
+    keys = sorted(panels, key=_sort_key)
+    fig = Figure(figsize=(5.6 * max(len(keys), 1), 4.6), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, max(len(keys), 1), squeeze=False)[0]
+    order: list[str] = []
+    for p in points:
+        if name_of(p) not in order:
+            order.append(name_of(p))
+    markers = "osD^vP*Xh<>"
+    for ax, k in zip(axes, keys, strict=False):
+        for p in panels[k]:
+            name = name_of(p)
+            i = order.index(name)
+            gx, gh = _mean_and_half_width(p.get(goodput))
+            dx, dh = _mean_and_half_width(p.get(delay))
+            ax.errorbar(
+                [dx],
+                [gx],
+                xerr=[dh] if math.isfinite(dh) else None,
+                yerr=[gh] if math.isfinite(gh) else None,
+                marker=markers[i % len(markers)],
+                markersize=7,
+                color=f"C{i % 10}",
+                capsize=3,
+                linestyle="none",
+                label=name,
+            )
+        ax.set_xlabel(label_for(delay))
+        ax.set_ylabel(label_for(goodput))
+        if panel is not None:
+            ax.set_title(f"{label_for(panel)} = {k}", fontsize="medium")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="small", framealpha=0.85)
+    return fig
+
+
+def plot_curves(
+    curves: Sequence[tuple[str, Sequence[float], Sequence[float]]],
+    xlabel: str,
+    ylabel: str,
+    title: str | None = None,
+) -> Figure:
+    """Plain functions, one line per ``(label, xs, ys)``: e.g. the ACK rate control's
+    t_id = f(BO) for several parameter sets."""
+    fig = Figure(figsize=(6.4, 4.4), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    for i, (name, xs, ys) in enumerate(curves):
+        ax.plot(xs, ys, color=f"C{i % 10}", linewidth=1.5, label=name)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title is not None:
+        ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.set_ylim(bottom=0)
+    if curves:
+        ax.legend(fontsize="small", framealpha=0.85)
     return fig
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from . import _core
 from .config import load, load_toml, to_core_json
@@ -45,17 +45,51 @@ __all__ = ["Recipe", "find_recipe", "list_recipes", "recipe_dirs", "reproduce"]
 class Figure(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    kind: Literal["metric", "goodput_delay", "traces"]
+    kind: Literal["metric", "goodput_delay", "traces", "tradeoff", "ack_tid"]
     file: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", description="File name without extension.")
     title: str | None = None
     x: str | None = Field(None, description="Sweep key on the x axis (metric, goodput_delay).")
     metric: str | None = Field(None, description="Metric on the y axis (kind = metric).")
     group: str | None = Field(None, description="Sweep key giving one line per value.")
+    where: dict[str, Any] = Field(
+        default_factory=dict,
+        description="metric, goodput_delay, tradeoff: keep only the points with these "
+        "parameter values (one figure per slice of a larger grid).",
+    )
+    baseline: str | None = Field(
+        None,
+        description="metric, goodput_delay: label of a [[baselines]] entry drawn as dashed "
+        "horizontal lines, one per group value.",
+    )
+    label: list[str] = Field(
+        default_factory=list, description="tradeoff: sweep keys whose values name each marker."
+    )
+    panel: str | None = Field(None, description="tradeoff: one panel per value of this key.")
+    names: dict[str, str] = Field(
+        default_factory=dict,
+        description="tradeoff: display names for the label values joined by spaces.",
+    )
+    curves: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="ack_tid: one curve per entry, each a table of settings (dotted keys, "
+        "e.g. radio.ack_control.alpha) applied to the sweep's base.",
+    )
     set: dict[str, Any] = Field(
         default_factory=dict, description="traces: settings of the single traced run."
     )
     flow: int = Field(0, ge=0, description="traces: the flow whose cwnd and sequence to show.")
     seed: int = Field(1, ge=0, description="traces: seed of the traced run.")
+
+
+class Baseline(BaseModel):
+    """A reference configuration run beside the sweep (e.g. conventional drop-tail RLC), with
+    the sweep's base, seed and replications, its ``set`` plus these settings, over ``grid``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    label: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    set: dict[str, Any] = Field(default_factory=dict)
+    grid: dict[str, list[Any]] = Field(default_factory=dict)
 
 
 class Report(BaseModel):
@@ -73,8 +107,27 @@ class Recipe(BaseModel):
     title: str
     description: str = ""
     sweep: dict[str, Any]
+    baselines: list[Baseline] = Field(default_factory=list)
     figures: list[Figure] = Field(default_factory=list)
     report: Report = Field(default_factory=Report)
+
+    @model_validator(mode="after")
+    def _references(self) -> Recipe:
+        labels = [b.label for b in self.baselines]
+        for f in self.figures:
+            if f.baseline is not None and f.baseline not in labels:
+                raise ValueError(
+                    f"figures.{f.file}.baseline = {f.baseline!r}: expected one of {labels}"
+                )
+            if f.kind in ("metric", "goodput_delay") and f.x is None:
+                raise ValueError(f"figures.{f.file}: kind = {f.kind} needs x")
+            if f.kind == "metric" and f.metric is None:
+                raise ValueError(f"figures.{f.file}: kind = metric needs metric")
+            if f.kind == "tradeoff" and not f.label:
+                raise ValueError(f"figures.{f.file}: kind = tradeoff needs label")
+            if f.kind == "ack_tid" and not f.curves:
+                raise ValueError(f"figures.{f.file}: kind = ack_tid needs curves")
+        return self
 
 
 def recipe_dirs() -> list[Path]:
@@ -124,6 +177,22 @@ class Reproduction:
     out: Path
     result: SweepResult
     files: list[Path] = field(default_factory=list)
+    baselines: dict[str, SweepResult] = field(default_factory=dict)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Parameter equality as TOML writes it: 1 == 1.0, strings and booleans exactly."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return float(a) == float(b)
+    return a == b
+
+
+def _select(points: Sequence[dict[str, Any]], where: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The points whose parameters match every ``where`` value (keys a point lacks are not
+    compared, so a baseline over fewer keys still matches)."""
+    return [p for p in points if all(k not in p or _same(p[k], v) for k, v in where.items())]
 
 
 def _plot_points(res: SweepResult, metrics: Sequence[str]) -> list[dict[str, Any]]:
@@ -183,8 +252,40 @@ def _report(rep: Reproduction, figures: Sequence[tuple[str, Path]]) -> str:
         cells = [str(row[p]) for p in params]
         cells += [_fmt(row[m], row[f"{m}.ci90"]) for m in metrics]
         lines.append("| " + " | ".join(cells) + " |")
+    for label, bres in rep.baselines.items():
+        bparams = bres.param_names()
+        bmetrics = [m for m in r.report.metrics if m in bres.metrics]
+        lines += ["", f"Baseline `{label}`:", ""]
+        header = [*bparams, *bmetrics]
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "---|" * len(header))
+        for row in bres.points():
+            cells = [str(row[p]) for p in bparams]
+            cells += [_fmt(row[m], row[f"{m}.ci90"]) for m in bmetrics]
+            lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "Files: `runs.csv` (one row per run), `points.csv` (one row per point).", ""]
     return "\n".join(lines)
+
+
+def _tid_figure(
+    base: Any, common: Mapping[str, Any], curves: Sequence[Mapping[str, Any]], title: str | None
+) -> Any:
+    """t_id = f(BO) of the ACK rate control for each curve's settings, evaluated by the
+    simulator's own function (``_core.ack_t_id_ms``) at every tenth of an SDU up to the
+    largest maxth."""
+    from . import plots
+
+    drawn = []
+    for c in curves:
+        cfg = load(base, {**common, **c})
+        if cfg.radio is None:
+            raise ConfigError("radio", "absent", "a scenario with a radio bearer for ack_tid")
+        ac = cfg.radio.ack_control
+        bo = [i / 10 for i in range(int(10 * ac.maxth_sdus) + 1)]
+        t = _core.ack_t_id_ms(to_core_json(cfg), bo)
+        name = ", ".join(f"{k.rsplit('.', 1)[-1]} = {v}" for k, v in c.items())
+        drawn.append((name, bo, t))
+    return plots.plot_curves(drawn, "buffer occupancy BO (SDUs)", "t_id (ms)", title=title)
 
 
 def reproduce(
@@ -216,30 +317,67 @@ def reproduce(
     except ValidationError as e:
         raise ConfigError("sweep", recipe.name, f"a valid sweep table ({e})") from None
     result = run_sweep(spec, rdir, store, jobs=jobs, cluster=cluster, progress=progress)
-    out.mkdir(parents=True, exist_ok=True)
     rep = Reproduction(recipe, out, result)
+    for b in recipe.baselines:
+        bspec = spec.model_copy(
+            update={
+                "name": f"{spec.name}--{b.label}",
+                "set": {**spec.set, **b.set},
+                "grid": b.grid,
+                "zip": {},
+            }
+        )
+        rep.baselines[b.label] = run_sweep(
+            bspec, rdir, store, jobs=jobs, cluster=cluster, progress=progress
+        )
+    out.mkdir(parents=True, exist_ok=True)
     _write_csv(out / "runs.csv", result.rows())
     _write_csv(out / "points.csv", result.points())
     rep.files += [out / "runs.csv", out / "points.csv"]
+    for label, bres in rep.baselines.items():
+        _write_csv(out / f"baseline-{label}.csv", bres.points())
+        rep.files.append(out / f"baseline-{label}.csv")
 
+    base = load_toml(rdir / spec.base) if spec.base else None
     figs: list[tuple[str, Path]] = []
     for f in recipe.figures:
+
+        def points(metrics: list[str], f: Figure = f) -> list[dict[str, Any]]:
+            return _select(_plot_points(result, metrics), f.where)
+
+        def reference(metrics: list[str], f: Figure = f) -> list[dict[str, Any]]:
+            if f.baseline is None:
+                return []
+            return _select(_plot_points(rep.baselines[f.baseline], metrics), f.where)
+
         if f.kind == "traces":
-            base = load_toml(rdir / spec.base) if spec.base else None
             cfg = load(base, {**spec.set, **f.set})
             raw = _core.simulate(to_core_json(cfg), f.seed, 0, True)
             fig = plots.plot_traces(raw["traces"], flow=f.flow)
         elif f.kind == "goodput_delay":
+            gd = ["goodput_kbps", "delay_mean_ms"]
+            assert f.x is not None
             fig = plots.plot_goodput_delay(
-                _plot_points(result, ["goodput_kbps", "delay_mean_ms"]), f.x, f.group
+                points(gd), f.x, f.group, baseline=reference(gd), baseline_label=f.baseline or ""
             )
+        elif f.kind == "tradeoff":
+            fig = plots.plot_tradeoff(
+                points(["goodput_kbps", "delay_mean_ms"]), f.label, f.panel, names=f.names
+            )
+        elif f.kind == "ack_tid":
+            fig = _tid_figure(base, spec.set, f.curves, title=f.title)
         else:
-            if f.metric is None or f.x is None:
-                raise ConfigError(f"figures.{f.file}", f.kind, "x and metric for kind = metric")
+            assert f.x is not None and f.metric is not None
             fig = plots.plot_metric_vs_param(
-                _plot_points(result, [f.metric]), f.x, f.metric, f.group, title=f.title
+                points([f.metric]),
+                f.x,
+                f.metric,
+                f.group,
+                title=f.title,
+                baseline=reference([f.metric]),
+                baseline_label=f.baseline or "",
             )
-        if f.title and f.kind != "metric":
+        if f.title and f.kind not in ("metric", "ack_tid"):
             fig.suptitle(f.title)
         for ext in ("png", "svg"):
             rep.files.append(plots.save(fig, out / f"{f.file}.{ext}"))

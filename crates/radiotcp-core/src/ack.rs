@@ -7,7 +7,8 @@
 
 use std::collections::VecDeque;
 
-use crate::engine::Time;
+use crate::config::{AckControlConfig, AckControlMode, AckRelease};
+use crate::engine::{millis, Time};
 use crate::link::Packet;
 
 #[derive(Debug, Clone)]
@@ -20,6 +21,31 @@ pub struct AckRateParams {
     pub alpha: f64,
     /// Round the id_timer expiry up to this TTI grid.
     pub tti: Option<Time>,
+    /// Release more than one ACK per event when the spacing allows (`AckRelease::WhileDue`).
+    pub while_due: bool,
+}
+
+impl AckRateParams {
+    /// The controller's parameters from the scenario's `radio.ack_control` table; `None` when
+    /// the mode is `none`. `delay` is the alpha = 0 case (a fixed spacing once BO >= minth).
+    pub fn from_config(c: &AckControlConfig, tti: Time) -> Option<Self> {
+        if c.mode == AckControlMode::None {
+            return None;
+        }
+        Some(Self {
+            minth: c.minth_sdus,
+            maxth: c.maxth_sdus,
+            mind: millis(c.mind_ms),
+            maxd: millis(c.maxd_ms),
+            alpha: if c.mode == AckControlMode::Delay {
+                0.0
+            } else {
+                c.alpha
+            },
+            tti: c.sync_to_tti.then_some(tti),
+            while_due: c.release == AckRelease::WhileDue,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -94,12 +120,17 @@ impl AckRateControl {
     /// one ACK now if the spacing allows, else start the id_timer for the remainder. One ACK
     /// per event, as the figure has it: a backlog left when BO falls below minth drains one
     /// ACK per later event rather than in a burst.
+    /// With `while_due` the tail repeats while an ACK may leave, so a backlog leaves at once
+    /// when t_id(BO) = 0 (and one ACK otherwise, the next one then waiting t_id).
     fn process(&mut self, now: Time, bo: f64, out: &mut Vec<Packet>) {
-        if !self.buffer.is_empty() && self.id_timer.is_none() {
+        while !self.buffer.is_empty() && self.id_timer.is_none() {
             let t_id = self.t_id(bo);
             let actual = self.ladt.map_or(Time::MAX, |l| now - l);
             if actual >= t_id {
                 self.send(now, out);
+                if !self.p.while_due {
+                    break;
+                }
             } else {
                 let mut at = now + (t_id - actual);
                 if let Some(tti) = self.p.tti.filter(|&t| t > 0) {
@@ -159,7 +190,36 @@ mod tests {
             maxd: 200 * ms,
             alpha,
             tti: None,
+            while_due: false,
         })
+    }
+
+    #[test]
+    fn while_due_releases_the_backlog_when_bo_falls_below_minth() {
+        let ms = 1_000_000;
+        for while_due in [false, true] {
+            let mut c = ctrl(1.0);
+            c.p.while_due = while_due;
+            // A backlog of 5 at BO 30 (t_id 110 ms): the first leaves, four wait.
+            let sent: usize = (0..5).map(|i| c.on_ack(0, ack(i), 30.0).len()).sum();
+            assert_eq!(sent, 1);
+            assert_eq!(c.queued(), 4);
+            // BO falls to 5 (< minth): the timer expiry at 110 ms sends one ACK, then the
+            // tail sends the rest at once (while_due) or one more (literal Fig. 4).
+            let t = c.poll_timeout().unwrap();
+            assert_eq!(t, 110 * ms);
+            let out = c.on_timeout(t, 5.0);
+            if while_due {
+                assert_eq!(out.len(), 4);
+                assert_eq!(c.queued(), 0);
+            } else {
+                assert_eq!(out.len(), 2);
+                assert_eq!(c.queued(), 2);
+                // Each later arrival then adds one and sends one: the backlog stands.
+                assert_eq!(c.on_ack(t + ms, ack(9), 5.0).len(), 1);
+                assert_eq!(c.queued(), 2);
+            }
+        }
     }
 
     #[test]

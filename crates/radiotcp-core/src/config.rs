@@ -74,6 +74,19 @@ pub struct AckControlConfig {
     pub alpha: f64,
     /// Round the id_timer expiries up to TTI boundaries.
     pub sync_to_tti: bool,
+    /// How many ACKs one event may release (docs/models/ack-control.md).
+    pub release: AckRelease,
+}
+
+/// Fig. 4 of the ACK rate paper runs its tail once per event, so at most one ACK leaves per
+/// event; whether that is meant literally decides what happens to a backlog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AckRelease {
+    /// Literal: at most one ACK per event (plus the one a timer expiry sends).
+    OnePerEvent,
+    /// Repeat the tail while the spacing allows: a backlog leaves at once when t_id = 0.
+    WhileDue,
 }
 
 impl Default for AckControlConfig {
@@ -86,6 +99,7 @@ impl Default for AckControlConfig {
             maxd_ms: 500.0,
             alpha: 1.0,
             sync_to_tti: false,
+            release: AckRelease::OnePerEvent,
         }
     }
 }

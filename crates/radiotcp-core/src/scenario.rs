@@ -11,7 +11,7 @@
 //! sans-IO entity asks for (a segment, an ACK, a deadline) into events.
 
 use crate::ack::{AckRateControl, AckRateParams};
-use crate::config::{AckControlMode, ChannelConfig, ChannelKind, RadioConfig, ScenarioConfig};
+use crate::config::{ChannelConfig, ChannelKind, RadioConfig, ScenarioConfig};
 use crate::engine::{
     millis, secs, stream, to_millis, to_secs, EventQueue, RngStream, Time, TimerSlot,
 };
@@ -129,21 +129,8 @@ impl Bearer {
             tti: millis(r.tti_ms),
             slots: r.pdus_per_tti,
             delay: millis(r.one_way_delay_ms),
-            ack_ctrl: match r.ack_control.mode {
-                AckControlMode::None => None,
-                mode => Some(AckRateControl::new(AckRateParams {
-                    minth: r.ack_control.minth_sdus,
-                    maxth: r.ack_control.maxth_sdus,
-                    mind: millis(r.ack_control.mind_ms),
-                    maxd: millis(r.ack_control.maxd_ms),
-                    alpha: if mode == AckControlMode::Delay {
-                        0.0
-                    } else {
-                        r.ack_control.alpha
-                    },
-                    tti: r.ack_control.sync_to_tti.then(|| millis(r.tti_ms)),
-                })),
-            },
+            ack_ctrl: AckRateParams::from_config(&r.ack_control, millis(r.tti_ms))
+                .map(AckRateControl::new),
             ack_timer: TimerSlot::default(),
             discipline: BufferDiscipline::from_config(
                 &r.buffer,

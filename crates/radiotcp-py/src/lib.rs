@@ -11,6 +11,7 @@ use numpy::IntoPyArray;
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use radiotcp_core::ack::{AckRateControl, AckRateParams};
 use radiotcp_core::{ConfigError, RunError, RunOptions, RunResult, ScenarioConfig};
 
 /// Build a `radiotcp.ConfigError` (defined in Python, a `ValueError` subclass) from the core's.
@@ -115,6 +116,35 @@ fn simulate_metrics(
     Ok((radiotcp_core::metrics::flat_metrics_json(&result), wall))
 }
 
+/// The ACK rate control's inter-departure time t_id (ms) at each buffer occupancy in `bo`
+/// (SDUs), for the `radio.ack_control` settings of `config_json`: the function the simulator
+/// uses, for plotting it (the papers' Figs. 5 and 9). All zeros when the mode is `none`.
+#[pyfunction]
+fn ack_t_id_ms(py: Python<'_>, config_json: &str, bo: Vec<f64>) -> PyResult<Vec<f64>> {
+    let cfg = ScenarioConfig::from_json(config_json).map_err(|e| config_error(py, &e))?;
+    cfg.validate().map_err(|e| config_error(py, &e))?;
+    let Some(radio) = cfg.radio.as_ref() else {
+        return Err(config_error(
+            py,
+            &ConfigError {
+                key: "radio".into(),
+                value: "absent".into(),
+                allowed: "a [radio] table (ACK control lives there)".into(),
+            },
+        ));
+    };
+    let tti = radiotcp_core::engine::millis(radio.tti_ms);
+    Ok(match AckRateParams::from_config(&radio.ack_control, tti) {
+        None => vec![0.0; bo.len()],
+        Some(p) => {
+            let c = AckRateControl::new(p);
+            bo.iter()
+                .map(|&b| radiotcp_core::engine::to_millis(c.t_id(b)))
+                .collect()
+        }
+    })
+}
+
 /// JSON of the core's default configuration (`ScenarioConfig::default()`).
 #[pyfunction]
 fn default_config_json() -> PyResult<String> {
@@ -133,6 +163,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(default_config_json, m)?)?;
+    m.add_function(wrap_pyfunction!(ack_t_id_ms, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }
