@@ -6,7 +6,9 @@
 //! [`scenario`] (builds a topology from a [`ScenarioConfig`] and drives it), [`results`].
 
 pub mod ack;
+pub mod bs_ack;
 pub mod config;
+pub mod delay;
 pub mod engine;
 pub mod error;
 pub mod link;
