@@ -12,7 +12,10 @@ x 20 replications) in one process and on the local pool with all cores, each int
 store; prints runs per second, the parallel efficiency and the per-run Python overhead next
 to the simulation itself (results/bench/sweep.json).
 
-    python bench/run_bench.py [--skip-ns3] [--skip-sweep] [--repeats N]
+IS-707: one 600 s run of each RLP preset. Recipes: the wall time of every paper-reproduction
+recipe (RLC mechanisms; IS-707) from an empty store on all cores (results/bench/recipes.json).
+
+    python bench/run_bench.py [--skip-ns3] [--skip-sweep] [--skip-recipes] [--repeats N]
 """
 
 from __future__ import annotations
@@ -39,6 +42,10 @@ ROOT = BENCH_DIR.parent
 PRESET = ROOT / "scenarios" / "wired-384k.toml"
 OUT = ROOT / "results" / "bench" / "wired-vs-ns3.json"
 OUT_SWEEP = ROOT / "results" / "bench" / "sweep.json"
+OUT_IS707 = ROOT / "results" / "bench" / "is707.json"
+OUT_RECIPES = ROOT / "results" / "bench" / "recipes.json"
+IS707 = ROOT / "scenarios" / "is707-9600.toml"
+IS707_16X = ROOT / "scenarios" / "is707-16x9600.toml"
 
 sys.path.insert(0, str(BENCH_DIR))
 from ns3_runner import Ns3BenchError, run_ns3  # noqa: E402
@@ -169,13 +176,19 @@ def umts_section(console: Console, repeats: int) -> None:
         "(target: under 1 s)"
     )
     costs = []
-    for disc in ("droptail", "red", "sbd", "codel", "pie"):
-        doc = to_core_json(load(UMTS, ["flows.count=4", f"radio.buffer.discipline={disc}"]))
+    mechanisms = [(d, [f"radio.buffer.discipline={d}"]) for d in ("droptail", "red", "sbd")]
+    mechanisms += [(d, [f"radio.buffer.discipline={d}"]) for d in ("codel", "pie")]
+    mechanisms += [
+        ("ack-rate", ["radio.ack_control.mode=rate", "radio.ack_control.alpha=0.5"]),
+        ("ack-delay", ["radio.ack_control.mode=delay", "radio.ack_control.maxd_ms=200"]),
+    ]
+    for name, overrides in mechanisms:
+        doc = to_core_json(load(UMTS, ["flows.count=4", *overrides]))
         walls = [_core.simulate(doc, 1, i)["wall_time_s"] for i in range(repeats)]
-        costs.append((disc, statistics.median(walls)))
+        costs.append((name, statistics.median(walls)))
     base = costs[0][1]
     console.print(
-        "RLC buffer disciplines, 4 flows, wall per 60 s run (ratio to drop-tail): "
+        "RLC-buffer mechanisms, 4 flows, wall per 60 s run (ratio to drop-tail): "
         + ", ".join(f"{d} {1e3 * w:.2f} ms ({w / base:.2f}x)" for d, w in costs)
     )
     OUT_UMTS.parent.mkdir(parents=True, exist_ok=True)
@@ -184,6 +197,82 @@ def umts_section(console: Console, repeats: int) -> None:
             {"runs": rows, "point_20_runs_s": point, "disciplines_wall_s": dict(costs)}, indent=2
         )
     )
+
+
+def is707_section(console: Console, repeats: int) -> None:
+    """The IS-707 RLP presets: one 600 s run (median of `repeats`), 1 flow, at the preset's
+    P_e = 0.1 and at 0.3 with 10 retransmission cycles (the most NAK traffic)."""
+    rows = []
+    for preset in (IS707, IS707_16X):
+        for label, overrides in (
+            ("P_e 0.1", []),
+            ("P_e 0.3, 10 cycles", ["rlp.forward.fer=0.3", "rlp.nak_rounds=10"]),
+        ):
+            doc = to_core_json(load(preset, overrides))
+            runs = [_core.simulate(doc, 1, i) for i in range(repeats)]
+            wall = statistics.median(r["wall_time_s"] for r in runs)
+            rows.append(
+                {
+                    "preset": preset.stem,
+                    "case": label,
+                    "wall_s": wall,
+                    "events": runs[0]["events"],
+                    "normalised_goodput": runs[0]["metrics"]["normalised_goodput"],
+                }
+            )
+    t = Table(title="IS-707 RLP presets, one 600 s run (target: well under 100 ms)")
+    for col in ("preset", "case", "wall ms", "events", "Mevents/s", "norm. goodput"):
+        t.add_column(col, justify="right")
+    for r in rows:
+        t.add_row(
+            r["preset"],
+            r["case"],
+            f"{1e3 * r['wall_s']:.2f}",
+            str(r["events"]),
+            f"{r['events'] / r['wall_s'] / 1e6:.1f}",
+            f"{r['normalised_goodput']:.3f}",
+        )
+    console.print(t)
+    OUT_IS707.parent.mkdir(parents=True, exist_ok=True)
+    OUT_IS707.write_text(json.dumps(rows, indent=2))
+
+
+# The recipes of the mechanisms issue and of the IS-707 issue, timed from an empty store.
+RECIPE_SETS = {
+    "RLC mechanisms (SBD, RED, ACK rate control, side by side)": [
+        "sbd-tr",
+        "red-params",
+        "aqm-traces",
+        "ackrate-maxd",
+        "ackrate-alpha",
+        "ackrate-table",
+        "mechanisms",
+    ],
+    "IS-707 RLP": ["is707-awnd", "is707-16x", "is707-cycles"],
+}
+
+
+def recipes_section(console: Console) -> None:
+    """Wall time of every paper-reproduction recipe, all cores, from an empty store."""
+    from radiotcp.reproduce import reproduce
+
+    out: dict[str, dict[str, float]] = {}
+    for title, names in RECIPE_SETS.items():
+        times: dict[str, float] = {}
+        with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "s.sqlite") as store:
+            for name in names:
+                t0 = time.perf_counter()
+                rep = reproduce(name, Path(tmp) / name, store)
+                times[name] = time.perf_counter() - t0
+                console.print(
+                    f"  {name}: {rep.result.computed} runs, {times[name]:.1f} s "
+                    "(sweep, figures, report)"
+                )
+        total = sum(times.values())
+        console.print(f"[bold]{title}[/bold]: all recipes {total:.0f} s ({total / 60:.1f} min)")
+        out[title] = times
+    OUT_RECIPES.parent.mkdir(parents=True, exist_ok=True)
+    OUT_RECIPES.write_text(json.dumps(out, indent=2))
 
 
 def sweep_section(console: Console) -> None:
@@ -222,6 +311,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skip-ns3", action="store_true", help="radiotcp only")
     ap.add_argument("--skip-sweep", action="store_true", help="no sweep-throughput section")
+    ap.add_argument(
+        "--skip-recipes", action="store_true", help="do not time the reproduction recipes"
+    )
     ap.add_argument("--repeats", type=int, default=20, help="radiotcp runs per case (median)")
     ap.add_argument("--ns3-repeats", type=int, default=3, help="ns-3 runs per 60 s case")
     args = ap.parse_args(argv)
@@ -292,8 +384,11 @@ def main(argv: list[str] | None = None) -> int:
     OUT.write_text(json.dumps(rows, indent=2))
     console.print(f"results: {OUT}")
     umts_section(console, args.repeats)
+    is707_section(console, args.repeats)
     if not args.skip_sweep:
         sweep_section(console)
+    if not args.skip_recipes:
+        recipes_section(console)
     return 0
 
 

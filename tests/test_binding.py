@@ -8,7 +8,20 @@ import radiotcp
 from radiotcp import _core
 from radiotcp.config import ScenarioConfig, to_core_json, to_dict
 
-TRACE_NAMES = {"cwnd", "ssthresh", "seq_sent", "seq_received", "seq_dropped", "queue", "buffer"}
+TRACE_NAMES = {
+    "cwnd",
+    "ssthresh",
+    "seq_sent",
+    "seq_received",
+    "seq_dropped",
+    "queue",
+    "buffer",
+    "rto",
+    "ack_received",
+    "cwnd_reductions",
+    "delivered",
+    "ack_queue",
+}
 
 
 def test_version():

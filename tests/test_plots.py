@@ -147,7 +147,7 @@ def test_traces_three_panels(traces: dict, tmp_path: Path) -> None:
     assert set(labels) == {"cwnd", "ssthresh"}
     assert not np.isinf(np.asarray(labels["ssthresh"].get_ydata(), dtype=float)).any()
     seq = {ln.get_label(): ln for ln in ax_s.get_lines()}
-    assert set(seq) == {"sent", "received", "dropped"}
+    assert set(seq) == {"sent", "received", "ACK at sender", "dropped"}
     n_drops = int(np.sum(traces["seq_dropped"]["id"] == 0))
     assert n_drops > 0 and len(seq["dropped"].get_xdata()) == n_drops
     assert seq["dropped"].get_color() == "red"

@@ -17,6 +17,7 @@ Every user mistake raises :class:`radiotcp.ConfigError` carrying one line per pr
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
 import math
 import re
@@ -124,6 +125,11 @@ class TcpConfig(_Model):
         le=U32_MAX,
         description="Receiver buffer = maximum advertised window, in bytes (at least one MSS).",
     )
+    window_scaling: bool = Field(
+        False,
+        description="RFC 7323 window scaling; without it the advertised window is capped at "
+        "65535 bytes whatever rwnd_bytes says.",
+    )
     initial_rto_ms: PosFloat = Field(1000.0, description="Initial retransmission timeout, ms.")
     min_rto_ms: PosFloat = Field(1000.0, description="Lower bound of the RTO, ms.")
     max_rto_ms: PosFloat = Field(
@@ -214,6 +220,119 @@ class QueueConfig(_Model):
 LINK_NAME_RE = r"^[A-Za-z0-9_-]+$"
 
 
+class DelayLevelConfig(_Model):
+    """One level of a Markov-modulated delay."""
+
+    delay_ms: NonNegFloat = Field(190.0, description="One-way delay at this level, ms.")
+    mean_sojourn_ms: PosFloat = Field(
+        1000.0, description="Mean time the chain stays at this level, ms (exponential)."
+    )
+
+
+class SpikeConfig(_Model):
+    """A scheduled disturbance on a link: a stall or added delay (a handoff, a short
+    disconnection)."""
+
+    start_s: NonNegFloat = Field(5.0, description="Start of the spike, s.")
+    duration_s: PosFloat = Field(6.0, description="Length of the spike, s.")
+    extra_ms: NonNegFloat = Field(
+        0.0, description="Delay added to packets sent during the spike, ms."
+    )
+    stall: bool = Field(
+        False,
+        description="Nothing leaves the link during the spike: arrivals in it wait for its end.",
+    )
+
+
+class VariableDelayConfig(_Model):
+    """Per-packet one-way delay of a link (docs/models/variable-delay-link.md); replaces
+    delay_ms in the directions it applies to."""
+
+    process: Literal["constant", "uniform", "normal", "markov", "trace"] = Field(
+        "uniform",
+        description="'constant' (mean_ms), 'uniform' (mean_ms +- half_width_ms), 'normal' "
+        "(mean_ms, std_ms, at least floor_ms), 'markov' (levels) or 'trace' (trace).",
+    )
+    mean_ms: NonNegFloat = Field(190.0, description="Delay (constant) or mean delay, ms.")
+    half_width_ms: NonNegFloat = Field(
+        100.0, description="uniform: half the width of the range, at most mean_ms, ms."
+    )
+    std_ms: NonNegFloat = Field(50.0, description="normal: standard deviation, ms.")
+    floor_ms: NonNegFloat = Field(0.0, description="normal: smaller draws are raised to this, ms.")
+    levels: list[DelayLevelConfig] = Field(
+        default_factory=list,
+        description="markov: delay levels; the chain jumps to another level, uniformly, after "
+        "an exponential sojourn.",
+    )
+    trace: list[tuple[NonNegFloat, NonNegFloat]] = Field(
+        default_factory=list,
+        description="trace: [from_s, delay_ms] points, times increasing; a step function.",
+    )
+    fifo: bool = Field(
+        False, description="Forbid reordering: no packet arrives before one sent earlier."
+    )
+    start_s: NonNegFloat = Field(
+        0.0, description="The process starts here; before, packets take its nominal delay, s."
+    )
+    directions: Literal["both", "data", "ack"] = Field(
+        "both", description="Directions the process applies to; the other keeps delay_ms."
+    )
+    spikes: list[SpikeConfig] = Field(default_factory=list, description="Scheduled spikes.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> VariableDelayConfig:
+        if self.process == "uniform" and self.half_width_ms > self.mean_ms:
+            raise _constraint(
+                "half_width_ms", self.half_width_ms, "at most mean_ms, so no delay is negative"
+            )
+        if self.process == "markov" and not self.levels:
+            raise _constraint("levels", [], "at least one level for process = markov")
+        if self.process == "trace":
+            if not self.trace:
+                raise _constraint("trace", [], "at least one [from_s, delay_ms] point")
+            times = [t for t, _ in self.trace]
+            if any(b <= a for a, b in itertools.pairwise(times)):
+                raise _constraint("trace", self.trace, "points with strictly increasing times")
+        return self
+
+
+class BsAckConfig(_Model):
+    """The ACK controller at the base station (Zeng; docs/models/bs-ack-controller.md)."""
+
+    enabled: bool = Field(False, description="Run the controller at the BS.")
+    link: str = Field(
+        "",
+        description="Name of the BS -> mobile host link (the BS is the node before it); "
+        "'' = the last link.",
+    )
+    g: float = Field(0.125, gt=0.0, le=1.0, description="EWMA gain of the BS-MH sRTT.")
+    dup_ack_thresh: int = Field(
+        5,
+        ge=1,
+        le=U32_MAX,
+        description="Duplicate ACKs from the mobile host that signal a loss on this link; the "
+        "threshold-th gives the fixed host its third.",
+    )
+    pacing: bool = Field(True, description="Pace the ACKs to the fixed host with the txTimer.")
+    pacing_rule: Literal["srtt_per_window", "srtt_fraction"] = Field(
+        "srtt_per_window",
+        description="txTimer interval: pace_factor x sRTT / (packets downstream of the BS) or "
+        "pace_factor x sRTT.",
+    )
+    pace_factor: PosFloat = Field(0.5, description="Multiplies the pacing interval.")
+    initial_srtt_ms: PosFloat | None = Field(
+        None, description="sRTT before the first sample; unset: from the first sample."
+    )
+    max_ack_wait_ms: PosFloat | None = Field(
+        None, description="Longest an ACK may wait in the BS queue; unset: no bound."
+    )
+    reply_reset_after_ms: PosFloat = Field(
+        1000.0,
+        description="A BS reply that would be the third consecutive duplicate is withheld "
+        "unless no ACK went to the flow for this long.",
+    )
+
+
 class LinkConfig(_Model):
     """One wired hop; links are chained from the server (first) to the client (last)."""
 
@@ -233,6 +352,11 @@ class LinkConfig(_Model):
         0.0, description="Probability that an ACK (client -> server) is lost here."
     )
     queue: QueueConfig = Field(default_factory=QueueConfig, description="Queue of this link.")
+    variable_delay: VariableDelayConfig | None = Field(
+        None,
+        description="A per-packet delay process (reordering, spikes) instead of delay_ms; "
+        "unset = the constant delay_ms.",
+    )
 
 
 class ChannelConfig(_Model):
@@ -435,6 +559,63 @@ class RadioConfig(_Model):
         return self
 
 
+class RlpConfig(_Model):
+    """An IS-707 RLP link (NAK-based ARQ over 20 ms frames; docs/models/rlp.md) between the
+    end of the wired chain (the Internet access point, IAP) and the client (the mobile host).
+    Defaults: Rate Set 1 at 9600 bit/s, IS-707's two retransmission cycles."""
+
+    slot_ms: PosFloat = Field(20.0, description="Radio frame period, ms (20 in IS-707).")
+    frame_payload_bytes: int = Field(
+        19,
+        ge=1,
+        le=U32_MAX,
+        description="Octets of the octet stream per RLP data frame (19 at 9600 bit/s).",
+    )
+    frames_per_slot: int = Field(
+        1,
+        ge=1,
+        le=1024,
+        description="RLP frames per slot and direction (16 for the 16 x 9600 bit/s case); "
+        "all frames of a slot share the channel state.",
+    )
+    one_way_delay_ms: NonNegFloat = Field(
+        40.0,
+        description="From the start of a frame's slot to its arrival at the peer RLP, ms "
+        "(2 frames: interleaving, processing, backhaul; model-specs 3.3).",
+    )
+    nak_rounds: int = Field(
+        2,
+        ge=1,
+        le=1000,
+        description="Retransmission cycles: round i sends i NAKs; rounds 1..n-1 end with the "
+        "NAK retransmission timer, round n with the abort timer (IS-707: 2).",
+    )
+    t_ret_ms: PosFloat = Field(200.0, description="NAK retransmission timer, ms.")
+    t_abort_ms: PosFloat = Field(200.0, description="NAK abort timer, ms.")
+    idle_frames: int = Field(
+        3,
+        ge=0,
+        le=U32_MAX,
+        description="Idle frames (carrying the next sequence number) sent after the data runs "
+        "out, so that a lost last frame is detected; 0 = none.",
+    )
+    iap_buffer_packets: int = Field(
+        1024,
+        ge=1,
+        le=U32_MAX,
+        description="IP packets the IAP buffer (before the RLP sender) holds; drop-tail.",
+    )
+    forward: ChannelConfig = Field(
+        default_factory=lambda: ChannelConfig(fer=0.1, fd_t=0.1),
+        description="Forward (IAP to mobile) frame-error channel, one state per slot.",
+    )
+    reverse: ChannelConfig | None = Field(
+        None,
+        description="Reverse channel (ACKs and NAKs); unset = the forward parameters with an "
+        "independent chain.",
+    )
+
+
 def _default_links() -> list[LinkConfig]:
     return [
         LinkConfig(
@@ -465,9 +646,31 @@ class ScenarioConfig(_Model):
         description="A UMTS radio bearer (RLC AM over a fading channel) between the end of the "
         "wired chain and the client; unset = wired only.",
     )
+    rlp: RlpConfig | None = Field(
+        None,
+        description="An IS-707 RLP link between the end of the wired chain and the client "
+        "(instead of `radio`); unset = none.",
+    )
+    bs_ack: BsAckConfig = Field(
+        default_factory=BsAckConfig, description="The base-station ACK controller."
+    )
 
     @model_validator(mode="after")
     def _links_consistent(self) -> ScenarioConfig:
+        if self.radio is not None and self.rlp is not None:
+            raise _constraint("rlp", "set", "unset when radio is set (one radio link per path)")
+        if self.bs_ack.enabled:
+            names = [link.name for link in self.links]
+            idx = len(names) - 1 if self.bs_ack.link == "" else None
+            if self.bs_ack.link in names:
+                idx = names.index(self.bs_ack.link)
+            if idx is None or idx < 1:
+                raise _constraint(
+                    "bs_ack.link",
+                    self.bs_ack.link,
+                    f"the name of a link other than the first ({', '.join(names[1:]) or 'none'})"
+                    ", or '' for the last link",
+                )
         seen: dict[str, int] = {}
         for i, link in enumerate(self.links):
             if link.name in seen:
@@ -757,8 +960,12 @@ def _apply(
             _set_path(doc, key, value)
         except ConfigError as e:
             problems.extend(e.problems)
-        # A newly set table (e.g. a whole `links` list) gets its defaults.
-        doc = fill_defaults(doc)
+            continue
+        # A newly set table (e.g. a whole `links` list or `radio = {}`) gets its defaults
+        # before a later override reaches into it; scalars need no refill (a sweep resolves
+        # thousands of points, each with several scalar overrides).
+        if isinstance(value, Mapping | list):
+            doc = fill_defaults(doc)
     return doc, problems
 
 

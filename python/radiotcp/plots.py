@@ -21,7 +21,9 @@ __all__ = [
     "label_for",
     "plot_curves",
     "plot_goodput_delay",
+    "plot_histograms",
     "plot_metric_vs_param",
+    "plot_trace_compare",
     "plot_traces",
     "plot_tradeoff",
     "save",
@@ -147,9 +149,11 @@ def _draw_metric(
         mean, _ = _mean_and_half_width(b[metric])
         if not math.isfinite(mean):
             continue
-        g = b.get(group) if group is not None else None
-        color = f"C{order.index(g) % 10}" if g in order else "0.4"
-        label = baseline_label if group is None else f"{baseline_label}, {group} = {g}"
+        # A baseline without the group key (the same for every line) is one grey line.
+        per_group = group is not None and group in b
+        g = b.get(group) if per_group else None
+        color = f"C{order.index(g) % 10}" if per_group and g in order else "0.4"
+        label = f"{baseline_label}, {group} = {g}" if per_group else baseline_label
         ax.axhline(mean, color=color, linestyle="--", linewidth=1.0, alpha=0.8, label=label)
     for i, g in enumerate(order):
         pts = sorted(groups[g], key=lambda p: _sort_key(p[x]))
@@ -295,6 +299,95 @@ def plot_tradeoff(
     return fig
 
 
+# How plot_trace_compare draws each trace: axis label and a transform of (time, value).
+_COMPARE: dict[str, tuple[str, str]] = {
+    "cwnd": ("cwnd (KB)", "kb"),
+    "ssthresh": ("ssthresh (KB)", "kb"),
+    "rto": ("RTO (s)", "ms_to_s"),
+    "ack_queue": ("ACKs queued at the BS", "step"),
+    "cwnd_reductions": ("cwnd reductions (cumulative)", "step"),
+    "delivered": ("goodput (kb/s, 1 s bins)", "rate"),
+    "buffer": ("buffer occupancy", "step"),
+    "queue": ("queue length (packets)", "step"),
+}
+
+
+def _rate_kbps(t: np.ndarray, v: np.ndarray, t_end: float, bin_s: float = 1.0):
+    """Goodput per bin from a cumulative byte count sampled at deliveries."""
+    if t.size == 0:
+        return np.empty(0), np.empty(0)
+    edges = np.arange(0.0, max(t_end, bin_s) + bin_s, bin_s)
+    # Bytes delivered by each edge: the last sample at or before it (0 before the first).
+    idx = np.searchsorted(t, edges, side="right") - 1
+    cum = np.where(idx >= 0, v[np.clip(idx, 0, None)], 0.0)
+    return edges[1:], np.diff(cum) * 8.0 / bin_s / 1000.0
+
+
+def plot_trace_compare(
+    runs: Sequence[tuple[str, Mapping[str, Mapping[str, np.ndarray]]]],
+    names: Sequence[str],
+    flow: int = 0,
+) -> Figure:
+    """Stacked panels, one per trace name, each with one line per labelled run: e.g. the
+    cwnd, the BS ACK queue, the cumulative cwnd reductions, goodput over time and the RTO of
+    the same scenario with and without a mechanism. ``runs`` are ``(label, traces)``."""
+    t_end = 0.0
+    for _, traces in runs:
+        for tr in traces.values():
+            if len(tr["time_s"]) > 0:
+                t_end = max(t_end, float(np.max(tr["time_s"])))
+    fig = Figure(figsize=(8.0, 1.9 * max(len(names), 1) + 0.8), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(max(len(names), 1), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, name in zip(axes, names, strict=False):
+        label, how = _COMPARE.get(name, (name, "step"))
+        for i, (run_label, traces) in enumerate(runs):
+            entity = 0 if name in ("ack_queue", "buffer") else flow
+            t, v = _series(traces, name, entity)
+            style = {"color": f"C{i % 10}", "linewidth": 1.0, "label": run_label}
+            if how == "rate":
+                x, y = _rate_kbps(t, v, t_end)
+                ax.step(x, y, where="pre", **style)
+                continue
+            if how in ("kb", "ms_to_s"):
+                v = v / 1000.0
+            _step_to_end(ax, t, v, t_end, **style)
+        ax.set_ylabel(label)
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+    axes[0].legend(fontsize="small", framealpha=0.85, loc="upper left")
+    axes[-1].set_xlabel("time (s)")
+    axes[-1].set_xlim(0.0, t_end if t_end > 0 else None)
+    return fig
+
+
+def plot_histograms(
+    panels: Sequence[tuple[str, Sequence[float]]],
+    xlabel: str,
+    bins: int = 40,
+) -> Figure:
+    """One histogram per ``(title, values)`` panel, stacked with a shared x axis and the same
+    bins, each annotated with its sample count, mean and standard deviation (e.g. the TCP RTO
+    values of several RLP configurations, Bai et al. Fig. 12)."""
+    fig = Figure(figsize=(6.4, 2.2 * max(len(panels), 1) + 0.6), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(max(len(panels), 1), 1, sharex=True, squeeze=False)[:, 0]
+    finite = [np.asarray(v, dtype=np.float64) for _, v in panels]
+    finite = [v[np.isfinite(v)] for v in finite]
+    allv = np.concatenate(finite) if finite else np.empty(0)
+    edges = np.histogram_bin_edges(allv, bins=bins) if allv.size else np.linspace(0, 1, bins + 1)
+    for i, (ax, (title, _), v) in enumerate(zip(axes, panels, finite, strict=False)):
+        ax.hist(v, bins=edges, color=f"C{i % 10}", alpha=0.85)
+        text = f"n = {v.size}"
+        if v.size:
+            text += f", mean {v.mean():.0f}, sd {v.std():.0f}"
+        ax.set_title(f"{title} ({text})", fontsize="medium")
+        ax.set_ylabel("samples")
+        ax.grid(True, alpha=0.3)
+    axes[-1].set_xlabel(xlabel)
+    return fig
+
+
 def plot_curves(
     curves: Sequence[tuple[str, Sequence[float], Sequence[float]]],
     xlabel: str,
@@ -428,6 +521,17 @@ def plot_traces(
         color="C2",
         label="received",
     )
+    t_ack, seq_ack = _series(traces, "ack_received", flow)
+    if t_ack.size:
+        ax_s.plot(
+            t_ack,
+            seq_ack / 1000.0,
+            linestyle="none",
+            marker=".",
+            markersize=1.5,
+            color="C4",
+            label="ACK at sender",
+        )
     ax_s.plot(
         t_drop,
         seq_drop / 1000.0,

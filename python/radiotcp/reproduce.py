@@ -45,7 +45,15 @@ __all__ = ["Recipe", "find_recipe", "list_recipes", "recipe_dirs", "reproduce"]
 class Figure(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    kind: Literal["metric", "goodput_delay", "traces", "tradeoff", "ack_tid"]
+    kind: Literal[
+        "metric",
+        "goodput_delay",
+        "traces",
+        "tradeoff",
+        "ack_tid",
+        "trace_histogram",
+        "trace_compare",
+    ]
     file: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", description="File name without extension.")
     title: str | None = None
     x: str | None = Field(None, description="Sweep key on the x axis (metric, goodput_delay).")
@@ -76,6 +84,18 @@ class Figure(BaseModel):
     )
     set: dict[str, Any] = Field(
         default_factory=dict, description="traces: settings of the single traced run."
+    )
+    trace: str = Field("rto", description="trace_histogram: the trace whose values to count.")
+    panels: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="trace_histogram: one panel per entry, each a table of settings (plus an "
+        "optional 'label'); `runs` traced runs of each.",
+    )
+    runs: int = Field(10, ge=1, description="trace_histogram: traced runs per panel.")
+    traces: list[str] = Field(
+        default_factory=list,
+        description="trace_compare: the traces to stack (cwnd, rto, ack_queue, "
+        "cwnd_reductions, delivered, ...); `panels` gives one line per settings table.",
     )
     flow: int = Field(0, ge=0, description="traces: the flow whose cwnd and sequence to show.")
     seed: int = Field(1, ge=0, description="traces: seed of the traced run.")
@@ -127,6 +147,10 @@ class Recipe(BaseModel):
                 raise ValueError(f"figures.{f.file}: kind = tradeoff needs label")
             if f.kind == "ack_tid" and not f.curves:
                 raise ValueError(f"figures.{f.file}: kind = ack_tid needs curves")
+            if f.kind in ("trace_histogram", "trace_compare") and not f.panels:
+                raise ValueError(f"figures.{f.file}: kind = {f.kind} needs panels")
+            if f.kind == "trace_compare" and not f.traces:
+                raise ValueError(f"figures.{f.file}: kind = trace_compare needs traces")
         return self
 
 
@@ -288,6 +312,30 @@ def _tid_figure(
     return plots.plot_curves(drawn, "buffer occupancy BO (SDUs)", "t_id (ms)", title=title)
 
 
+_TRACE_UNITS = {"rto": "TCP retransmission timeout RTO (ms)", "cwnd": "cwnd (bytes)"}
+
+
+def _trace_histogram(base: Any, common: Mapping[str, Any], f: Figure) -> Any:
+    """Histograms of one trace's values (all flows), one panel per settings table, pooled
+    over runs 0..f.runs-1 of seed f.seed."""
+    from . import plots
+
+    panels = []
+    for entry in f.panels:
+        settings = {k: v for k, v in entry.items() if k != "label"}
+        cfg = load(base, {**common, **settings})
+        doc = to_core_json(cfg)
+        values: list[float] = []
+        for r in range(f.runs):
+            tr = _core.simulate(doc, f.seed, r, True)["traces"]
+            if f.trace not in tr:
+                raise ConfigError(f"figures.{f.file}.trace", f.trace, f"one of {sorted(tr)}")
+            values.extend(float(x) for x in tr[f.trace]["value"])
+        label = entry.get("label") or ", ".join(f"{k} = {v}" for k, v in settings.items())
+        panels.append((str(label), values))
+    return plots.plot_histograms(panels, _TRACE_UNITS.get(f.trace, f.trace))
+
+
 def reproduce(
     name: str,
     out: Path,
@@ -366,6 +414,17 @@ def reproduce(
             )
         elif f.kind == "ack_tid":
             fig = _tid_figure(base, spec.set, f.curves, title=f.title)
+        elif f.kind == "trace_histogram":
+            fig = _trace_histogram(base, spec.set, f)
+        elif f.kind == "trace_compare":
+            runs_traced = []
+            for entry in f.panels:
+                settings = {k: v for k, v in entry.items() if k != "label"}
+                cfg = load(base, {**spec.set, **settings})
+                raw = _core.simulate(to_core_json(cfg), f.seed, 0, True)
+                label = entry.get("label") or ", ".join(f"{k} = {v}" for k, v in settings.items())
+                runs_traced.append((str(label), raw["traces"]))
+            fig = plots.plot_trace_compare(runs_traced, f.traces, flow=f.flow)
         else:
             assert f.x is not None and f.metric is not None
             fig = plots.plot_metric_vs_param(

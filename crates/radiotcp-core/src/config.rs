@@ -8,6 +8,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::bs_ack::{BsAckParams, PacingRule};
+use crate::delay::{DelayProcess, MarkovLevel, Spike, VariableDelayParams};
+use crate::engine::{millis, secs};
 use crate::error::ConfigError;
 
 /// A whole scenario: simulation control, TCP parameters, flows and the wired path.
@@ -23,6 +26,96 @@ pub struct ScenarioConfig {
     /// A radio bearer between the end of the wired chain and the client (UE); `None` for a
     /// wired-only path.
     pub radio: Option<RadioConfig>,
+    /// An IS-707 RLP link between the end of the wired chain (the Internet access point) and
+    /// the client (the mobile host), instead of `radio`.
+    pub rlp: Option<RlpConfig>,
+    /// The base-station ACK controller (Zeng) on one of the links.
+    pub bs_ack: BsAckConfig,
+}
+
+/// An IS-707 RLP link (model-specs §3; docs/models/rlp.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RlpConfig {
+    /// Radio frame period; frames are sent, and the channel state changes, once per slot.
+    pub slot_ms: f64,
+    /// Octets of the octet stream per data frame (19 at 9600 bit/s, Rate Set 1).
+    pub frame_payload_bytes: u32,
+    /// Frames per slot and direction (16 for 16 x 9600 bit/s); they share the slot's fate.
+    pub frames_per_slot: u32,
+    /// From the start of a frame's slot to its arrival at the peer.
+    pub one_way_delay_ms: f64,
+    /// Retransmission cycles (round i sends i NAKs); IS-707: 2.
+    pub nak_rounds: u32,
+    pub t_ret_ms: f64,
+    pub t_abort_ms: f64,
+    /// Idle frames sent after the data runs out (tail-loss detection).
+    pub idle_frames: u32,
+    /// IP packets the IAP buffer before the RLP sender holds (drop-tail).
+    pub iap_buffer_packets: u32,
+    pub forward: ChannelConfig,
+    /// `None` = the forward parameters with an independent chain.
+    pub reverse: Option<ChannelConfig>,
+}
+
+impl Default for RlpConfig {
+    fn default() -> Self {
+        Self {
+            slot_ms: 20.0,
+            frame_payload_bytes: 19,
+            frames_per_slot: 1,
+            one_way_delay_ms: 40.0,
+            nak_rounds: 2,
+            t_ret_ms: 200.0,
+            t_abort_ms: 200.0,
+            idle_frames: 3,
+            iap_buffer_packets: 1024,
+            forward: ChannelConfig {
+                model: ChannelKind::Markov,
+                fer: 0.1,
+                fd_t: 0.1,
+            },
+            reverse: None,
+        }
+    }
+}
+
+impl RlpConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        positive("rlp.slot_ms", self.slot_ms)?;
+        check(
+            self.frame_payload_bytes >= 1,
+            "rlp.frame_payload_bytes",
+            self.frame_payload_bytes,
+            "an integer >= 1",
+        )?;
+        check(
+            (1..=1024).contains(&self.frames_per_slot),
+            "rlp.frames_per_slot",
+            self.frames_per_slot,
+            "an integer in 1..=1024",
+        )?;
+        finite_nonneg("rlp.one_way_delay_ms", self.one_way_delay_ms)?;
+        check(
+            (1..=1000).contains(&self.nak_rounds),
+            "rlp.nak_rounds",
+            self.nak_rounds,
+            "an integer in 1..=1000",
+        )?;
+        positive("rlp.t_ret_ms", self.t_ret_ms)?;
+        positive("rlp.t_abort_ms", self.t_abort_ms)?;
+        check(
+            self.iap_buffer_packets >= 1,
+            "rlp.iap_buffer_packets",
+            self.iap_buffer_packets,
+            "an integer >= 1",
+        )?;
+        self.forward.validate("rlp.forward")?;
+        if let Some(r) = &self.reverse {
+            r.validate("rlp.reverse")?;
+        }
+        Ok(())
+    }
 }
 
 /// A UMTS dedicated channel with RLC in acknowledged mode (model-specs §1, §2).
@@ -330,6 +423,8 @@ pub struct TcpConfig {
     pub initial_ssthresh_bytes: Option<u64>,
     /// Receiver buffer = maximum advertised window (64 KB as in the papers).
     pub rwnd_bytes: u32,
+    /// RFC 7323 window scaling: without it the advertised window is capped at 65 535 bytes.
+    pub window_scaling: bool,
     pub initial_rto_ms: f64,
     pub min_rto_ms: f64,
     pub max_rto_ms: f64,
@@ -369,6 +464,248 @@ pub struct LinkConfig {
     pub ack_loss_rate: f64,
     /// Queue at the input of this link, one per direction.
     pub queue: QueueConfig,
+    /// A per-packet delay process (with reordering and spikes) instead of `delay_ms`.
+    pub variable_delay: Option<VariableDelayConfig>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DelayProcessKind {
+    Constant,
+    Uniform,
+    Normal,
+    Markov,
+    Trace,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DelayDirections {
+    Both,
+    Data,
+    Ack,
+}
+
+/// One level of a Markov-modulated delay.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DelayLevelConfig {
+    pub delay_ms: f64,
+    pub mean_sojourn_ms: f64,
+}
+
+/// A scheduled stall or added delay on a link.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpikeConfig {
+    pub start_s: f64,
+    pub duration_s: f64,
+    pub extra_ms: f64,
+    pub stall: bool,
+}
+
+/// The per-packet one-way delay of a link (docs/models/variable-delay-link.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariableDelayConfig {
+    pub process: DelayProcessKind,
+    /// constant: the delay; uniform, normal: the mean.
+    pub mean_ms: f64,
+    /// uniform: delays in [mean - half_width, mean + half_width].
+    pub half_width_ms: f64,
+    /// normal: standard deviation, and the floor draws are raised to.
+    pub std_ms: f64,
+    pub floor_ms: f64,
+    /// markov: the levels and their mean sojourn times.
+    pub levels: Vec<DelayLevelConfig>,
+    /// trace: (from time s, delay ms) points, a step function.
+    pub trace: Vec<[f64; 2]>,
+    /// Forbid reordering (a packet never arrives before one sent earlier).
+    pub fifo: bool,
+    /// The process starts here; before, packets take its nominal delay.
+    pub start_s: f64,
+    /// Which directions of the link the process applies to (the other keeps delay_ms).
+    pub directions: DelayDirections,
+    pub spikes: Vec<SpikeConfig>,
+}
+
+impl Default for VariableDelayConfig {
+    fn default() -> Self {
+        Self {
+            process: DelayProcessKind::Uniform,
+            mean_ms: 190.0,
+            half_width_ms: 100.0,
+            std_ms: 50.0,
+            floor_ms: 0.0,
+            levels: Vec::new(),
+            trace: Vec::new(),
+            fifo: false,
+            start_s: 0.0,
+            directions: DelayDirections::Both,
+            spikes: Vec::new(),
+        }
+    }
+}
+
+impl VariableDelayConfig {
+    /// The engine's parameters; validated (with `key` as the prefix of error keys) first.
+    pub fn params(&self, key: &str) -> Result<VariableDelayParams, ConfigError> {
+        let ms = |name: &str, v: f64| finite_nonneg(&format!("{key}.{name}"), v).map(|_| millis(v));
+        let process = match self.process {
+            DelayProcessKind::Constant => DelayProcess::Constant {
+                delay: ms("mean_ms", self.mean_ms)?,
+            },
+            DelayProcessKind::Uniform => {
+                check(
+                    self.half_width_ms <= self.mean_ms,
+                    &format!("{key}.half_width_ms"),
+                    self.half_width_ms,
+                    "at most mean_ms, so that no delay is negative",
+                )?;
+                DelayProcess::Uniform {
+                    mean: ms("mean_ms", self.mean_ms)?,
+                    half_width: ms("half_width_ms", self.half_width_ms)?,
+                }
+            }
+            DelayProcessKind::Normal => DelayProcess::Normal {
+                mean: ms("mean_ms", self.mean_ms)?,
+                std: ms("std_ms", self.std_ms)?,
+                floor: ms("floor_ms", self.floor_ms)?,
+            },
+            DelayProcessKind::Markov => {
+                check(
+                    !self.levels.is_empty(),
+                    &format!("{key}.levels"),
+                    "[]",
+                    "at least one level for process = markov",
+                )?;
+                let mut levels = Vec::new();
+                for (i, l) in self.levels.iter().enumerate() {
+                    positive(
+                        &format!("{key}.levels.{i}.mean_sojourn_ms"),
+                        l.mean_sojourn_ms,
+                    )?;
+                    levels.push(MarkovLevel {
+                        delay: ms(&format!("levels.{i}.delay_ms"), l.delay_ms)?,
+                        mean_sojourn: millis(l.mean_sojourn_ms),
+                    });
+                }
+                DelayProcess::Markov { levels }
+            }
+            DelayProcessKind::Trace => {
+                check(
+                    !self.trace.is_empty(),
+                    &format!("{key}.trace"),
+                    "[]",
+                    "at least one [from_s, delay_ms] point for process = trace",
+                )?;
+                let mut points = Vec::new();
+                for (i, [t, d]) in self.trace.iter().enumerate() {
+                    finite_nonneg(&format!("{key}.trace.{i}"), *t)?;
+                    let at = secs(*t);
+                    if let Some(&(prev, _)) = points.last() {
+                        check(
+                            at > prev,
+                            &format!("{key}.trace.{i}"),
+                            t,
+                            "times strictly increasing",
+                        )?;
+                    }
+                    points.push((at, ms(&format!("trace.{i}"), *d)?));
+                }
+                DelayProcess::Trace { points }
+            }
+        };
+        finite_nonneg(&format!("{key}.start_s"), self.start_s)?;
+        let mut spikes = Vec::new();
+        for (i, sp) in self.spikes.iter().enumerate() {
+            let k = format!("{key}.spikes.{i}");
+            finite_nonneg(&format!("{k}.start_s"), sp.start_s)?;
+            positive(&format!("{k}.duration_s"), sp.duration_s)?;
+            finite_nonneg(&format!("{k}.extra_ms"), sp.extra_ms)?;
+            spikes.push(Spike {
+                start: secs(sp.start_s),
+                duration: secs(sp.duration_s),
+                extra: millis(sp.extra_ms),
+                stall: sp.stall,
+            });
+        }
+        Ok(VariableDelayParams {
+            process,
+            spikes,
+            fifo: self.fifo,
+            start_at: secs(self.start_s),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PacingRuleKind {
+    SrttPerWindow,
+    SrttFraction,
+}
+
+/// The ACK controller at the base station (docs/models/bs-ack-controller.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BsAckConfig {
+    pub enabled: bool,
+    /// Name of the BS -> MH link (the BS is the node before it); "" = the last link.
+    pub link: String,
+    pub g: f64,
+    pub dup_ack_thresh: u32,
+    pub pacing: bool,
+    pub pacing_rule: PacingRuleKind,
+    pub pace_factor: f64,
+    pub initial_srtt_ms: Option<f64>,
+    pub max_ack_wait_ms: Option<f64>,
+    pub reply_reset_after_ms: f64,
+}
+
+impl Default for BsAckConfig {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            link: String::new(),
+            g: 0.125,
+            dup_ack_thresh: 5,
+            pacing: true,
+            pacing_rule: PacingRuleKind::SrttPerWindow,
+            pace_factor: 0.5,
+            initial_srtt_ms: None,
+            max_ack_wait_ms: None,
+            reply_reset_after_ms: 1000.0,
+        }
+    }
+}
+
+impl BsAckConfig {
+    /// The controller's parameters; None when disabled.
+    pub fn params(&self) -> Option<BsAckParams> {
+        self.enabled.then(|| BsAckParams {
+            g: self.g,
+            dup_ack_thresh: self.dup_ack_thresh,
+            pacing: self.pacing,
+            pacing_rule: match self.pacing_rule {
+                PacingRuleKind::SrttPerWindow => PacingRule::SrttPerWindow,
+                PacingRuleKind::SrttFraction => PacingRule::SrttFraction,
+            },
+            pace_factor: self.pace_factor,
+            initial_srtt: self.initial_srtt_ms.map(millis),
+            max_ack_wait: self.max_ack_wait_ms.map(millis),
+            reply_reset_after: millis(self.reply_reset_after_ms),
+        })
+    }
+
+    /// Index of the BS -> MH link in `links`.
+    pub fn link_index(&self, links: &[LinkConfig]) -> Option<usize> {
+        if self.link.is_empty() {
+            links.len().checked_sub(1)
+        } else {
+            links.iter().position(|l| l.name == self.link)
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -406,6 +743,7 @@ impl Default for TcpConfig {
             initial_window_segments: 1,
             initial_ssthresh_bytes: None,
             rwnd_bytes: 65535,
+            window_scaling: false,
             initial_rto_ms: 1000.0,
             min_rto_ms: 1000.0,
             max_rto_ms: 60000.0,
@@ -447,6 +785,7 @@ impl Default for LinkConfig {
             loss_rate: 0.0,
             ack_loss_rate: 0.0,
             queue: QueueConfig::default(),
+            variable_delay: None,
         }
     }
 }
@@ -481,6 +820,8 @@ impl Default for ScenarioConfig {
                 },
             ],
             radio: None,
+            rlp: None,
+            bs_ack: BsAckConfig::default(),
         }
     }
 }
@@ -751,6 +1092,46 @@ impl ScenarioConfig {
             }
         }
         if let Some(r) = &self.radio {
+            r.validate()?;
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            if let Some(v) = &l.variable_delay {
+                v.params(&format!("links.{i}.variable_delay"))?;
+            }
+        }
+        let b = &self.bs_ack;
+        if b.enabled {
+            let idx = b.link_index(&self.links);
+            check(
+                idx.is_some_and(|i| i >= 1),
+                "bs_ack.link",
+                format!("{:?}", b.link),
+                "the name of a link other than the first (the BS is the node before it), \
+                 or \"\" for the last link",
+            )?;
+            check(b.g > 0.0 && b.g <= 1.0, "bs_ack.g", b.g, "a gain in (0, 1]")?;
+            check(
+                b.dup_ack_thresh >= 1,
+                "bs_ack.dup_ack_thresh",
+                b.dup_ack_thresh,
+                "an integer >= 1",
+            )?;
+            positive("bs_ack.pace_factor", b.pace_factor)?;
+            if let Some(v) = b.initial_srtt_ms {
+                positive("bs_ack.initial_srtt_ms", v)?;
+            }
+            if let Some(v) = b.max_ack_wait_ms {
+                positive("bs_ack.max_ack_wait_ms", v)?;
+            }
+            positive("bs_ack.reply_reset_after_ms", b.reply_reset_after_ms)?;
+        }
+        if let Some(r) = &self.rlp {
+            check(
+                self.radio.is_none(),
+                "rlp",
+                "set",
+                "unset when radio is set (one radio link per path)",
+            )?;
             r.validate()?;
         }
         Ok(())

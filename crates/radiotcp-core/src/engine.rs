@@ -215,6 +215,10 @@ pub mod stream {
     pub const LINK_BASE: u64 = 1_000_000;
     /// Downlink channel; the uplink takes RADIO_BASE + 1.
     pub const RADIO_BASE: u64 = 2_000_000;
+    /// IS-707 RLP forward channel; the reverse channel takes RLP_BASE + 1.
+    pub const RLP_BASE: u64 = 3_000_000;
+    /// Variable delay of link i, direction d: DELAY_BASE + 2 * i + d.
+    pub const DELAY_BASE: u64 = 4_000_000;
 }
 
 /// A random stream owned by one entity, derived from (seed, run index, stream id) with a PCG

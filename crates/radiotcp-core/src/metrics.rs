@@ -12,6 +12,12 @@
 //!   max_queue_packets}`, `drops` (total);
 //! - with a radio bearer: `drops.bearer.{buffer_full,rlc_maxdat}` (in `drops` too) and
 //!   `bearer.<field>` (buffer occupancy mean/max, TTIs lost, PDUs, STATUS, polls, MRW);
+//! - with an IS-707 RLP link: `drops.rlp.{iap_full,aborted}` (in `drops` too),
+//!   `normalised_goodput` (goodput / the link's maximum TCP goodput, Bai et al.) and
+//!   `rlp.<field>` (IAP buffer mean/max, realised frame error rates, frames, NAKs, aborts);
+//! - with the base-station ACK controller: `drops.bs.already_acked` (in `drops` too) and
+//!   `bs.<field>` (ACKs in/sent/held/dropped/generated, RTT samples, ACK queue);
+//!   `links.<link>.<dir>.reordered` on links with a variable delay;
 //! - `events`, `measured_s`; `flows.<i>.<field>` for every numeric per-flow field.
 //!
 //! Undefined values (a delay with no sample, fairness with no goodput) are NaN.
@@ -47,7 +53,7 @@ fn jain(x: &[f64]) -> f64 {
 }
 
 /// Numeric per-flow fields, in the order they are reported.
-fn flow_fields(f: &FlowStats) -> [(&'static str, f64); 15] {
+fn flow_fields(f: &FlowStats) -> [(&'static str, f64); 19] {
     [
         ("bytes_delivered", f.bytes_delivered as f64),
         ("goodput_kbps", f.goodput_kbps),
@@ -60,6 +66,13 @@ fn flow_fields(f: &FlowStats) -> [(&'static str, f64); 15] {
         ("retransmissions", f.retransmissions as f64),
         ("fast_retransmits", f.fast_retransmits as f64),
         ("timeouts", f.timeouts as f64),
+        (
+            "spurious_retransmissions",
+            f.spurious_retransmissions as f64,
+        ),
+        ("spurious_timeouts", f.spurious_timeouts as f64),
+        ("cwnd_reductions", f.cwnd_reductions as f64),
+        ("duplicate_arrivals", f.duplicate_arrivals as f64),
         ("acks_sent", f.acks_sent as f64),
         ("acks_received", f.acks_received as f64),
         ("final_cwnd_bytes", f.final_cwnd_bytes as f64),
@@ -67,12 +80,16 @@ fn flow_fields(f: &FlowStats) -> [(&'static str, f64); 15] {
     ]
 }
 
-const SUMMED: [&str; 8] = [
+const SUMMED: [&str; 12] = [
     "bytes_delivered",
     "segments_sent",
     "retransmissions",
     "fast_retransmits",
     "timeouts",
+    "spurious_retransmissions",
+    "spurious_timeouts",
+    "cwnd_reductions",
+    "duplicate_arrivals",
     "acks_sent",
     "acks_received",
     "delay_samples",
@@ -88,8 +105,8 @@ const DELAYS: [&str; 4] = [
 /// The flat metrics of one run, in reporting order.
 pub fn flat_metrics(r: &RunResult) -> Vec<(String, f64)> {
     let mut out: Vec<(String, f64)> = Vec::with_capacity(32 + 16 * r.flows.len());
-    let fields: Vec<[(&str, f64); 15]> = r.flows.iter().map(flow_fields).collect();
-    let field = |f: &[(&str, f64); 15], name: &str| {
+    let fields: Vec<[(&str, f64); 19]> = r.flows.iter().map(flow_fields).collect();
+    let field = |f: &[(&str, f64); 19], name: &str| {
         f.iter().find(|(k, _)| *k == name).map_or(f64::NAN, |x| x.1)
     };
     let goodputs: Vec<f64> = r.flows.iter().map(|f| f.goodput_kbps).collect();
@@ -130,6 +147,9 @@ pub fn flat_metrics(r: &RunResult) -> Vec<(String, f64)> {
             format!("links.{prefix}.max_queue_packets"),
             l.max_queue_packets as f64,
         ));
+        if let Some(n) = l.reordered {
+            out.push((format!("links.{prefix}.reordered"), n as f64));
+        }
     }
     if let Some(b) = &r.bearer {
         for (reason, count) in &b.drops {
@@ -156,6 +176,66 @@ pub fn flat_metrics(r: &RunResult) -> Vec<(String, f64)> {
         ];
         for (k, v) in fields {
             out.push((format!("bearer.{k}"), v));
+        }
+    }
+    if let Some(l) = &r.rlp {
+        out.push(("drops.rlp.iap_full".into(), l.iap_drops as f64));
+        out.push((
+            "drops.rlp.aborted".into(),
+            l.fwd_packets_lost_to_abort as f64,
+        ));
+        total_drops += (l.iap_drops + l.fwd_packets_lost_to_abort) as f64;
+        let goodput: f64 = r.flows.iter().map(|f| f.goodput_kbps).sum();
+        out.push(("normalised_goodput".into(), goodput / l.max_goodput_kbps));
+        let slots = l.slots.max(1) as f64;
+        let fields = [
+            ("mean_iap_packets", l.mean_iap_packets),
+            ("max_iap_packets", l.max_iap_packets as f64),
+            ("fwd_fer", l.fwd_slots_lost as f64 / slots),
+            ("rev_fer", l.rev_slots_lost as f64 / slots),
+            ("fwd_data_frames", l.fwd_data_frames as f64),
+            ("fwd_retx_frames", l.fwd_retx_frames as f64),
+            ("fwd_idle_frames", l.fwd_idle_frames as f64),
+            ("fwd_naks", l.fwd_naks as f64),
+            ("fwd_frames_recovered", l.fwd_frames_recovered as f64),
+            ("fwd_frames_aborted", l.fwd_frames_aborted as f64),
+            ("fwd_duplicates", l.fwd_duplicates as f64),
+            ("rev_frames_aborted", l.rev_frames_aborted as f64),
+            (
+                "rev_packets_lost_to_abort",
+                l.rev_packets_lost_to_abort as f64,
+            ),
+            ("max_goodput_kbps", l.max_goodput_kbps),
+        ];
+        for (k, v) in fields {
+            out.push((format!("rlp.{k}"), v));
+        }
+    }
+    if let Some(b) = &r.bs_ack {
+        out.push((
+            "drops.bs.already_acked".into(),
+            b.data_dropped_already_acked as f64,
+        ));
+        total_drops += b.data_dropped_already_acked as f64;
+        let fields = [
+            ("data_in", b.data_in as f64),
+            ("data_forwarded", b.data_forwarded as f64),
+            ("acks_in", b.acks_in as f64),
+            ("acks_sent", b.acks_sent as f64),
+            ("dup_acks_in", b.dup_acks_in as f64),
+            ("dup_acks_held", b.dup_acks_held as f64),
+            ("dup_acks_forwarded", b.dup_acks_forwarded as f64),
+            ("dup_acks_dropped", b.dup_acks_dropped as f64),
+            ("acks_generated", b.acks_generated as f64),
+            ("replies_suppressed", b.replies_suppressed as f64),
+            ("rtt_samples", b.rtt_samples as f64),
+            ("acks_delayed", b.acks_delayed as f64),
+            ("ack_delay_mean_ms", b.ack_delay_mean_ms),
+            ("max_ack_queue", b.max_ack_queue as f64),
+            ("final_srtt_ms", b.final_srtt_ms),
+        ];
+        for (k, v) in fields {
+            out.push((format!("bs.{k}"), v));
         }
     }
     out.push(("drops".into(), total_drops));

@@ -25,6 +25,15 @@ pub struct FlowStats {
     pub retransmissions: u64,
     pub fast_retransmits: u64,
     pub timeouts: u64,
+    /// Retransmitted segments whose earlier copy had reached, or later reached, the receiver.
+    pub spurious_retransmissions: u64,
+    /// Timeouts whose oldest outstanding segment had reached, or later reached, the receiver
+    /// in a copy sent before the timeout (a delay, not a loss).
+    pub spurious_timeouts: u64,
+    /// Congestion-window reductions: fast retransmits plus timeouts.
+    pub cwnd_reductions: u64,
+    /// Data segments that reached the receiver already held (capacity wasted downstream).
+    pub duplicate_arrivals: u64,
     pub acks_sent: u64,
     pub acks_received: u64,
     pub final_cwnd_bytes: u64,
@@ -43,6 +52,35 @@ pub struct LinkStats {
     pub max_queue_packets: u32,
     /// Drop reason -> count ("queue_full", "random_loss").
     pub drops: BTreeMap<String, u64>,
+    /// With a variable delay: packets that overtook one sent earlier.
+    pub reordered: Option<u64>,
+}
+
+/// The base-station ACK controller (when enabled).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BsAckResult {
+    /// The BS -> MH link.
+    pub link: String,
+    pub data_in: u64,
+    pub data_forwarded: u64,
+    /// Retransmissions of data the MH had acknowledged, dropped at the BS.
+    pub data_dropped_already_acked: u64,
+    pub acks_in: u64,
+    /// ACKs sent to the FH (forwarded and generated).
+    pub acks_sent: u64,
+    pub dup_acks_in: u64,
+    pub dup_acks_held: u64,
+    pub dup_acks_forwarded: u64,
+    pub dup_acks_dropped: u64,
+    /// ACKs the BS generated in answer to already-acknowledged retransmissions.
+    pub acks_generated: u64,
+    pub replies_suppressed: u64,
+    pub rtt_samples: u64,
+    /// ACKs that waited in the BS queue, and the mean wait (ms).
+    pub acks_delayed: u64,
+    pub ack_delay_mean_ms: f64,
+    pub max_ack_queue: u64,
+    pub final_srtt_ms: f64,
 }
 
 /// The radio bearer (when the scenario has one).
@@ -68,6 +106,37 @@ pub struct BearerStats {
     /// none).
     pub acks_delayed: u64,
     pub ack_delay_mean_ms: f64,
+}
+
+/// The IS-707 RLP link (when the scenario has one). "Forward" is IAP -> mobile host.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RlpLinkStats {
+    /// IP packets dropped at the full IAP buffer.
+    pub iap_drops: u64,
+    pub max_iap_packets: u32,
+    /// Time-average IAP buffer occupancy over the measured interval, packets.
+    pub mean_iap_packets: f64,
+    /// Slots (and their frames) lost on each channel, and the slots simulated.
+    pub fwd_slots_lost: u64,
+    pub rev_slots_lost: u64,
+    pub slots: u64,
+    /// Forward direction (IAP sender, mobile receiver).
+    pub fwd_data_frames: u64,
+    pub fwd_retx_frames: u64,
+    pub fwd_idle_frames: u64,
+    /// NAKs the mobile sent for forward frames.
+    pub fwd_naks: u64,
+    pub fwd_frames_recovered: u64,
+    pub fwd_frames_aborted: u64,
+    pub fwd_duplicates: u64,
+    /// IP packets lost because an aborted frame carried some of their octets.
+    pub fwd_packets_lost_to_abort: u64,
+    /// Reverse direction (ACKs).
+    pub rev_frames_aborted: u64,
+    pub rev_packets_lost_to_abort: u64,
+    /// Maximum TCP goodput the forward link can carry: frame payload rate x MSS / packet size
+    /// (kb/s), the denominator of the normalised goodput (Bai et al.).
+    pub max_goodput_kbps: f64,
 }
 
 /// One time series: sample times, an entity id (flow or link index) and a value.
@@ -102,13 +171,24 @@ pub struct Traces {
     pub seq_dropped: Trace,
     /// id = link, value = packets waiting in the data-direction queue, on every change.
     pub queue: Trace,
-    /// id = 0 (the UE), value = RLC downlink buffer occupancy in SDUs, on every change.
+    /// id = 0 (the UE), value = RLC downlink buffer occupancy in SDUs, on every change; with
+    /// an RLP link, the IAP buffer occupancy in packets.
     pub buffer: Trace,
+    /// id = flow, value = the sender's retransmission timeout in ms, on every change.
+    pub rto: Trace,
+    /// id = flow, value = the cumulative ACK number, at every ACK reaching the sender.
+    pub ack_received: Trace,
+    /// id = flow, value = cumulative cwnd reductions (fast retransmits + timeouts), on change.
+    pub cwnd_reductions: Trace,
+    /// id = flow, value = bytes delivered in order (RCV.NXT), at every in-order delivery.
+    pub delivered: Trace,
+    /// id = 0, value = ACKs waiting in the base station's ACK queue, on change.
+    pub ack_queue: Trace,
 }
 
 impl Traces {
     /// The traces by name, consuming them (no copy on the way to Python).
-    pub fn into_named(self) -> [(&'static str, Trace); 7] {
+    pub fn into_named(self) -> [(&'static str, Trace); 12] {
         [
             ("cwnd", self.cwnd),
             ("ssthresh", self.ssthresh),
@@ -117,6 +197,11 @@ impl Traces {
             ("seq_dropped", self.seq_dropped),
             ("queue", self.queue),
             ("buffer", self.buffer),
+            ("rto", self.rto),
+            ("ack_received", self.ack_received),
+            ("cwnd_reductions", self.cwnd_reductions),
+            ("delivered", self.delivered),
+            ("ack_queue", self.ack_queue),
         ]
     }
 }
@@ -132,6 +217,8 @@ pub struct RunResult {
     pub flows: Vec<FlowStats>,
     pub links: Vec<LinkStats>,
     pub bearer: Option<BearerStats>,
+    pub rlp: Option<RlpLinkStats>,
+    pub bs_ack: Option<BsAckResult>,
     #[serde(skip)]
     pub traces: Option<Traces>,
 }

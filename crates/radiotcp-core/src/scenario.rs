@@ -11,7 +11,11 @@
 //! sans-IO entity asks for (a segment, an ACK, a deadline) into events.
 
 use crate::ack::{AckRateControl, AckRateParams};
-use crate::config::{ChannelConfig, ChannelKind, RadioConfig, ScenarioConfig};
+use crate::bs_ack::{BsAckController, DataVerdict};
+use crate::config::{
+    ChannelConfig, ChannelKind, DelayDirections, RadioConfig, RlpConfig, ScenarioConfig, TcpConfig,
+};
+use crate::delay::VariableDelay;
 use crate::engine::{
     millis, secs, stream, to_millis, to_secs, EventQueue, RngStream, Time, TimerSlot,
 };
@@ -20,9 +24,13 @@ use crate::link::{Dir, DropReason, Enqueued, LinkDir, Packet, PacketKind};
 use crate::queue::{BufferDiscipline, BufferDrop, Verdict};
 use crate::radio::channel::{Channel, ChannelModel, MarkovParams};
 use crate::radio::rlc_am::{Pdu, RlcAmEntity, RlcAmParams};
-use crate::results::{BearerStats, FlowStats, LinkStats, RunResult, Traces};
+use crate::radio::rlp::{Frame, RlpEntity, RlpParams};
+use crate::results::{
+    BearerStats, BsAckResult, FlowStats, LinkStats, RlpLinkStats, RunResult, Traces,
+};
 use crate::tcp::{Ack, ReceiverParams, SenderParams, TcpReceiver, TcpSender};
 use crate::RunOptions;
+use std::collections::BTreeMap;
 
 /// How often (in events) the caller's stop check runs: rare enough to cost nothing, frequent
 /// enough that Ctrl-C answers within milliseconds.
@@ -61,6 +69,17 @@ enum Event {
     AckTimer {
         generation: u32,
     },
+    /// The base-station ACK controller's txTimer.
+    BsTimer {
+        generation: u32,
+    },
+    /// A 20 ms frame slot of the IS-707 RLP link begins.
+    RlpSlot,
+    /// The frames of one slot reach the mobile host (`to_mh`) or the IAP.
+    RlpArrive {
+        to_mh: bool,
+        frames: Vec<Frame>,
+    },
 }
 
 fn channel_model(c: &ChannelConfig) -> ChannelModel {
@@ -91,11 +110,8 @@ struct Bearer {
     buffer_drops: [u64; BufferDrop::ALL.len()],
     dl_ttis_lost: u64,
     ul_ttis_lost: u64,
-    max_bo: usize,
-    /// Integral of BO over the measured interval (SDU * ns) and the time of the last change.
-    bo_area: f64,
-    bo_since: Time,
-    last_bo: usize,
+    /// BO statistics over the measured interval.
+    occupancy: Occupancy,
 }
 
 impl Bearer {
@@ -141,12 +157,109 @@ impl Bearer {
             buffer_drops: [0; BufferDrop::ALL.len()],
             dl_ttis_lost: 0,
             ul_ttis_lost: 0,
-            max_bo: 0,
-            bo_area: 0.0,
-            bo_since: 0,
-            last_bo: 0,
+            occupancy: Occupancy::default(),
         }
     }
+}
+
+/// The IS-707 RLP link: the IAP's RLP entity (fed by the IAP buffer), the mobile host's, and
+/// one frame-error channel per direction, one state per slot (model-specs §1.3, §3).
+struct RlpLink {
+    iap: RlpEntity,
+    mh: RlpEntity,
+    fwd: Channel,
+    rev: Channel,
+    slot: Time,
+    delay: Time,
+    iap_limit: usize,
+    iap_drops: u64,
+    fwd_slots_lost: u64,
+    rev_slots_lost: u64,
+    slots: u64,
+    max_goodput_kbps: f64,
+    occupancy: Occupancy,
+}
+
+impl RlpLink {
+    fn new(c: &RlpConfig, tcp: &TcpConfig, seed: u64, run_index: u64) -> Self {
+        let p = RlpParams {
+            frame_payload_bytes: c.frame_payload_bytes,
+            frames_per_slot: c.frames_per_slot,
+            nak_rounds: c.nak_rounds,
+            t_ret: millis(c.t_ret_ms),
+            t_abort: millis(c.t_abort_ms),
+            idle_frames: c.idle_frames,
+        };
+        let rev_cfg = c.reverse.as_ref().unwrap_or(&c.forward);
+        // Bai et al. normalise by the link's maximum net payload rate; counted in TCP payload
+        // (MSS of every packet_size octets) so that an error-free link reaches 1.
+        let stream_kbps = (c.frame_payload_bytes * c.frames_per_slot) as f64 * 8.0 / c.slot_ms;
+        let mss = (tcp.packet_size_bytes - tcp.header_bytes) as f64;
+        Self {
+            iap: RlpEntity::new(p.clone()),
+            mh: RlpEntity::new(p),
+            fwd: Channel::new(
+                channel_model(&c.forward),
+                RngStream::new(seed, run_index, stream::RLP_BASE),
+            ),
+            rev: Channel::new(
+                channel_model(rev_cfg),
+                RngStream::new(seed, run_index, stream::RLP_BASE + 1),
+            ),
+            slot: millis(c.slot_ms),
+            delay: millis(c.one_way_delay_ms),
+            iap_limit: c.iap_buffer_packets as usize,
+            iap_drops: 0,
+            fwd_slots_lost: 0,
+            rev_slots_lost: 0,
+            slots: 0,
+            max_goodput_kbps: stream_kbps * mss / tcp.packet_size_bytes as f64,
+            occupancy: Occupancy::default(),
+        }
+    }
+}
+
+/// Time-average and maximum of a buffer occupancy over the measured interval.
+#[derive(Default)]
+struct Occupancy {
+    max: usize,
+    /// Integral of the occupancy (units * ns) and the time of the last change.
+    area: f64,
+    since: Time,
+    last: usize,
+}
+
+impl Occupancy {
+    /// Record a new value at `now`; returns whether it changed.
+    fn update(&mut self, now: Time, measure_from: Time, value: usize) -> bool {
+        if value == self.last {
+            return false;
+        }
+        let from = self.since.max(measure_from);
+        if now > from {
+            self.area += self.last as f64 * (now - from) as f64;
+        }
+        self.since = now;
+        self.last = value;
+        self.max = self.max.max(value);
+        true
+    }
+
+    fn mean(&mut self, end: Time, measure_from: Time) -> f64 {
+        let from = self.since.max(measure_from);
+        if end > from {
+            self.area += self.last as f64 * (end - from) as f64;
+            self.since = end;
+        }
+        self.area / (end - measure_from) as f64
+    }
+}
+
+/// The base-station ACK controller at the node before link `link` (the BS -> MH link).
+struct BaseStation {
+    link: u32,
+    ctrl: BsAckController,
+    timer: TimerSlot,
 }
 
 struct Flow {
@@ -162,6 +275,18 @@ struct Flow {
     ack_size: u32,
     /// Last cwnd/ssthresh written to the trace, to record changes only.
     traced: (u64, u64),
+    traced_rto: Time,
+    traced_cuts: u64,
+    /// One past the highest byte sent: a segment below it is a retransmission.
+    high_sent: u64,
+    /// Retransmissions not yet resolved: seq -> when the retransmission was sent. Resolved
+    /// as spurious if an earlier copy arrives first, as needed if the retransmission does.
+    pending_retx: BTreeMap<u64, Time>,
+    /// The oldest outstanding segment at the last timeout and the timeout's time.
+    rto_check: Option<(u64, Time)>,
+    spurious_retransmissions: u64,
+    spurious_timeouts: u64,
+    duplicate_arrivals: u64,
 }
 
 pub struct WiredScenario {
@@ -169,8 +294,12 @@ pub struct WiredScenario {
     flows: Vec<Flow>,
     /// links[i][dir]
     links: Vec<[LinkDir; 2]>,
+    /// Per link and direction: a per-packet delay process instead of the constant delay.
+    delays: Vec<[Option<VariableDelay>; 2]>,
     link_names: Vec<String>,
+    bs: Option<BaseStation>,
     bearer: Option<Bearer>,
+    rlp: Option<RlpLink>,
     seed: u64,
     run_index: u64,
     end: Time,
@@ -208,6 +337,14 @@ impl WiredScenario {
                     header_bytes: cfg.tcp.header_bytes,
                     ack_size: cfg.tcp.ack_size_bytes,
                     traced: (0, 0),
+                    traced_rto: 0,
+                    traced_cuts: 0,
+                    high_sent: 0,
+                    pending_retx: BTreeMap::new(),
+                    rto_check: None,
+                    spurious_retransmissions: 0,
+                    spurious_timeouts: 0,
+                    duplicate_arrivals: 0,
                 }
             })
             .collect();
@@ -227,12 +364,48 @@ impl WiredScenario {
             q.schedule(0, Event::Tti);
             Bearer::new(r, cfg.tcp.packet_size_bytes, seed, run_index)
         });
+        let delays = cfg
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let make = |d: Dir| {
+                    let v = l.variable_delay.as_ref()?;
+                    let on = match v.directions {
+                        DelayDirections::Both => true,
+                        DelayDirections::Data => d == Dir::Data,
+                        DelayDirections::Ack => d == Dir::Ack,
+                    };
+                    let p = v
+                        .params(&format!("links.{i}.variable_delay"))
+                        .expect("validated with the configuration");
+                    let id = stream::DELAY_BASE + 2 * i as u64 + d as u64;
+                    on.then(|| VariableDelay::new(p, RngStream::new(seed, run_index, id)))
+                };
+                [make(Dir::Data), make(Dir::Ack)]
+            })
+            .collect();
+        let bs = cfg.bs_ack.params().map(|p| BaseStation {
+            link: cfg
+                .bs_ack
+                .link_index(&cfg.links)
+                .expect("validated with the configuration") as u32,
+            ctrl: BsAckController::new(p),
+            timer: TimerSlot::default(),
+        });
+        let rlp = cfg.rlp.as_ref().map(|c| {
+            q.schedule(0, Event::RlpSlot);
+            RlpLink::new(c, &cfg.tcp, seed, run_index)
+        });
         Self {
             q,
             flows,
             links,
+            delays,
             link_names: cfg.links.iter().map(|l| l.name.clone()).collect(),
+            bs,
             bearer,
+            rlp,
             seed,
             run_index,
             end: secs(cfg.simulation.duration_s),
@@ -263,7 +436,19 @@ impl WiredScenario {
             Event::SenderTimer { flow, generation } => {
                 let fl = &mut self.flows[flow as usize];
                 if fl.snd_timer.fire(generation) {
+                    // Spurious if the oldest outstanding segment already arrived, or arrives
+                    // later in a copy sent before now (checked in deliver_data).
+                    let una = fl.sender.snd_una();
+                    let before = fl.sender.stats.timeouts;
                     fl.sender.on_timeout(now);
+                    // The slot may fire before the sender's deadline (it moved later).
+                    if fl.sender.stats.timeouts > before {
+                        if fl.receiver.has(una, 1) {
+                            fl.spurious_timeouts += 1;
+                        } else {
+                            fl.rto_check = Some((una, now));
+                        }
+                    }
                     self.after_sender(now, flow);
                 }
             }
@@ -275,6 +460,13 @@ impl WiredScenario {
                 }
             }
             Event::Tti => self.on_tti(now),
+            Event::RlpSlot => self.on_rlp_slot(now),
+            Event::BsTimer { generation } => {
+                if self.bs.as_mut().is_some_and(|b| b.timer.fire(generation)) {
+                    self.bs_release(now);
+                }
+            }
+            Event::RlpArrive { to_mh, frames } => self.on_rlp_arrive(now, to_mh, frames),
             Event::RadioArrive { to_ue, pdus } => self.on_radio_arrive(now, to_ue, pdus),
             Event::AckTimer { generation } => {
                 let Some(b) = self.bearer.as_mut() else {
@@ -344,6 +536,85 @@ impl WiredScenario {
         }
         let next = now + b.tti;
         self.q.schedule(next, Event::Tti);
+    }
+
+    /// One RLP frame slot: both channels advance (one Markov step per 20 ms frame, model-specs
+    /// §1.3), each entity fills the slot (NAKs, retransmissions, new data, idle frames), and a
+    /// lost slot loses all its frames. Frames arriving at this instant were handed in first
+    /// (their events were scheduled earlier), as the entity expects.
+    fn on_rlp_slot(&mut self, now: Time) {
+        let Some(l) = self.rlp.as_mut() else {
+            return;
+        };
+        l.slots += 1;
+        let fwd_lost = l.fwd.advance();
+        let rev_lost = l.rev.advance();
+        let fwd = l.iap.poll_slot(now);
+        let rev = l.mh.poll_slot(now);
+        let arrive = now + l.delay;
+        for (frames, lost, to_mh) in [(fwd, fwd_lost, true), (rev, rev_lost, false)] {
+            if lost {
+                if to_mh {
+                    l.fwd_slots_lost += 1;
+                } else {
+                    l.rev_slots_lost += 1;
+                }
+            } else if !frames.is_empty() {
+                self.q.schedule(arrive, Event::RlpArrive { to_mh, frames });
+            }
+        }
+        self.q.schedule(now + l.slot, Event::RlpSlot);
+        // An abort in poll_slot releases the data held behind the gap.
+        let data = l.mh.take_delivered();
+        let acks = l.iap.take_delivered();
+        for pkt in data {
+            self.deliver_data(now, pkt);
+        }
+        self.forward_acks(now, acks);
+        // Framing took packets out of the IAP buffer.
+        self.trace_iap(now);
+    }
+
+    fn on_rlp_arrive(&mut self, now: Time, to_mh: bool, frames: Vec<Frame>) {
+        let Some(l) = self.rlp.as_mut() else {
+            return;
+        };
+        if to_mh {
+            l.mh.on_frames(now, frames);
+            for pkt in l.mh.take_delivered() {
+                self.deliver_data(now, pkt);
+            }
+        } else {
+            l.iap.on_frames(now, frames);
+            let acks = l.iap.take_delivered();
+            self.forward_acks(now, acks);
+        }
+    }
+
+    /// A data packet reached the IAP: drop-tail on the IAP buffer (packets not yet framed).
+    fn iap_offer(&mut self, now: Time, pkt: Packet) {
+        let Some(l) = self.rlp.as_mut() else {
+            return;
+        };
+        if l.iap.queued_packets() >= l.iap_limit {
+            l.iap_drops += 1;
+            self.trace_drop(now, &pkt);
+        } else {
+            l.iap.offer_packet(now, pkt);
+            self.trace_iap(now);
+        }
+    }
+
+    fn trace_iap(&mut self, now: Time) {
+        let Some(l) = self.rlp.as_mut() else {
+            return;
+        };
+        let n = l.iap.queued_packets();
+        if l.occupancy.update(now, self.measure_from, n) {
+            if let Some(t) = self.traces.as_mut() {
+                t.buffer.push(to_secs(now), 0, n as f64);
+            }
+        }
     }
 
     fn on_radio_arrive(&mut self, now: Time, to_ue: bool, pdus: Vec<Pdu>) {
@@ -432,18 +703,10 @@ impl WiredScenario {
             return;
         };
         let bo = b.rnc.buffer_occupancy();
-        if bo == b.last_bo {
-            return;
-        }
-        let from = b.bo_since.max(self.measure_from);
-        if now > from {
-            b.bo_area += b.last_bo as f64 * (now - from) as f64;
-        }
-        b.bo_since = now;
-        b.last_bo = bo;
-        b.max_bo = b.max_bo.max(bo);
-        if let Some(t) = self.traces.as_mut() {
-            t.buffer.push(to_secs(now), 0, bo as f64);
+        if b.occupancy.update(now, self.measure_from, bo) {
+            if let Some(t) = self.traces.as_mut() {
+                t.buffer.push(to_secs(now), 0, bo as f64);
+            }
         }
     }
 
@@ -463,6 +726,16 @@ impl WiredScenario {
             if let Some(t) = self.traces.as_mut() {
                 t.seq_sent.push(to_secs(now), f, seg.seq as f64);
             }
+            let fl = &mut self.flows[f as usize];
+            let end = seg.seq + seg.len as u64;
+            if end <= fl.high_sent {
+                if fl.receiver.has(seg.seq, seg.len) {
+                    fl.spurious_retransmissions += 1;
+                } else {
+                    fl.pending_retx.entry(seg.seq).or_insert(now);
+                }
+            }
+            fl.high_sent = fl.high_sent.max(end);
             self.send_on(now, 0, Dir::Data, pkt);
         }
         let fl = &mut self.flows[f as usize];
@@ -482,6 +755,16 @@ impl WiredScenario {
                 t.ssthresh.push(to_secs(now), f, ssthresh_value(cur.1));
             }
             fl.traced = cur;
+            let rto = fl.sender.rto();
+            if rto != fl.traced_rto {
+                t.rto.push(to_secs(now), f, to_millis(rto));
+                fl.traced_rto = rto;
+            }
+            let cuts = fl.sender.stats.fast_retransmits + fl.sender.stats.timeouts;
+            if cuts != fl.traced_cuts {
+                t.cwnd_reductions.push(to_secs(now), f, cuts as f64);
+                fl.traced_cuts = cuts;
+            }
         }
     }
 
@@ -508,6 +791,8 @@ impl WiredScenario {
             if let Some(b) = self.bearer.as_mut() {
                 // The UE's uplink buffer is not limited: ACKs are small and few.
                 b.ue.offer_sdu(now, pkt);
+            } else if let Some(l) = self.rlp.as_mut() {
+                l.mh.offer_packet(now, pkt);
             } else {
                 let last = self.links.len() as u32 - 1;
                 self.send_on(now, last, Dir::Ack, pkt);
@@ -527,7 +812,11 @@ impl WiredScenario {
     fn on_tx_done(&mut self, now: Time, link: u32, dir: Dir) {
         let ld = &mut self.links[link as usize][dir as usize];
         let (out, next) = ld.on_tx_done(now);
-        let arrive_at = now + ld.prop_delay();
+        let prop = ld.prop_delay();
+        let arrive_at = match (&out, &mut self.delays[link as usize][dir as usize]) {
+            (Ok(_), Some(v)) => v.arrival_time(now),
+            _ => now + prop,
+        };
         if let Some(done) = next {
             self.q.schedule(done, Event::TxDone { link, dir });
             self.trace_queue(now, link, dir);
@@ -543,16 +832,60 @@ impl WiredScenario {
     fn on_arrive(&mut self, now: Time, link: u32, dir: Dir, pkt: Packet) {
         match dir {
             Dir::Data if (link as usize) + 1 < self.links.len() => {
-                self.send_on(now, link + 1, Dir::Data, pkt)
+                match self.bs.as_mut() {
+                    Some(b) if b.link == link + 1 => match b.ctrl.on_data(now, pkt) {
+                        DataVerdict::Forward => self.send_on(now, link + 1, Dir::Data, pkt),
+                        DataVerdict::Drop { reply } => {
+                            // Already acknowledged by the MH: not forwarded (Zeng, case 3).
+                            self.trace_drop(now, &pkt);
+                            if let Some(r) = reply {
+                                self.send_on(now, link, Dir::Ack, r);
+                            }
+                        }
+                    },
+                    _ => self.send_on(now, link + 1, Dir::Data, pkt),
+                }
+            }
+            Dir::Ack if self.bs.as_ref().is_some_and(|b| b.link == link) => {
+                if let Some(b) = self.bs.as_mut() {
+                    b.ctrl.on_ack(now, pkt);
+                }
+                self.bs_release(now);
             }
             Dir::Ack if link > 0 => self.send_on(now, link - 1, Dir::Ack, pkt),
             Dir::Data if self.bearer.is_some() => self.rnc_offer(now, pkt),
+            Dir::Data if self.rlp.is_some() => self.iap_offer(now, pkt),
             Dir::Data => self.deliver_data(now, pkt),
             Dir::Ack => {
+                if let Some(t) = self.traces.as_mut() {
+                    t.ack_received.push(to_secs(now), pkt.flow, pkt.seq as f64);
+                }
                 let fl = &mut self.flows[pkt.flow as usize];
                 fl.sender.on_ack(now, pkt.seq, pkt.rwnd);
                 self.after_sender(now, pkt.flow);
             }
+        }
+    }
+
+    /// Send what the BS controller releases towards the FH and keep its txTimer in step.
+    fn bs_release(&mut self, now: Time) {
+        let Some(b) = self.bs.as_mut() else {
+            return;
+        };
+        let out = b.ctrl.poll(now);
+        b.timer
+            .sync(&mut self.q, b.ctrl.next_deadline(), |generation| {
+                Event::BsTimer { generation }
+            });
+        let queued = b.ctrl.ack_queue_len() as f64;
+        let link = b.link;
+        if let Some(t) = self.traces.as_mut() {
+            if t.ack_queue.value.last() != Some(&queued) {
+                t.ack_queue.push(to_secs(now), 0, queued);
+            }
+        }
+        for pkt in out {
+            self.send_on(now, link - 1, Dir::Ack, pkt);
         }
     }
 
@@ -562,9 +895,31 @@ impl WiredScenario {
         if measuring {
             fl.delays.push(now - pkt.sent_at);
         }
+        if fl.receiver.has(pkt.seq, pkt.len) {
+            fl.duplicate_arrivals += 1;
+        }
+        if let Some(retx_at) = fl.pending_retx.remove(&pkt.seq) {
+            if pkt.sent_at < retx_at && !fl.receiver.has(pkt.seq, pkt.len) {
+                fl.spurious_retransmissions += 1;
+            }
+        }
+        if let Some((seq, at)) = fl.rto_check {
+            if pkt.seq == seq {
+                if pkt.sent_at < at {
+                    fl.spurious_timeouts += 1;
+                }
+                fl.rto_check = None;
+            }
+        }
         let arrival = fl.receiver.on_segment(now, pkt.seq, pkt.len);
         if measuring {
             fl.bytes_delivered += arrival.delivered;
+        }
+        if arrival.delivered > 0 {
+            if let Some(t) = self.traces.as_mut() {
+                t.delivered
+                    .push(to_secs(now), pkt.flow, fl.receiver.rcv_nxt() as f64);
+            }
         }
         if let Some(t) = self.traces.as_mut() {
             t.seq_received.push(to_secs(now), pkt.flow, pkt.seq as f64);
@@ -592,13 +947,12 @@ impl WiredScenario {
 
     fn finish(mut self) -> RunResult {
         let end = self.end;
+        let measure_from = self.measure_from;
         // Close the BO integral at the end of the run.
-        if let Some(b) = self.bearer.as_mut() {
-            let from = b.bo_since.max(self.measure_from);
-            if end > from {
-                b.bo_area += b.last_bo as f64 * (end - from) as f64;
-            }
-        }
+        let mean_bo = self
+            .bearer
+            .as_mut()
+            .map_or(0.0, |b| b.occupancy.mean(end, measure_from));
         let measured = self.end - self.measure_from;
         let bearer = self.bearer.as_ref().map(|b| BearerStats {
             drops: BufferDrop::ALL
@@ -607,8 +961,8 @@ impl WiredScenario {
                 .chain([("rlc_maxdat".to_string(), b.rnc.stats.sdus_discarded)])
                 .collect(),
             sdus_discarded_maxdat: b.rnc.stats.sdus_discarded,
-            max_buffer_sdus: b.max_bo as u32,
-            mean_buffer_sdus: b.bo_area / measured as f64,
+            max_buffer_sdus: b.occupancy.max as u32,
+            mean_buffer_sdus: mean_bo,
             dl_ttis_lost: b.dl_ttis_lost,
             ul_ttis_lost: b.ul_ttis_lost,
             dl_data_pdus_sent: b.rnc.stats.data_pdus_sent,
@@ -626,6 +980,55 @@ impl WiredScenario {
                     c.stats.total_delay as f64 / c.stats.acks_delayed as f64 / 1e6
                 }
             }),
+        });
+        let rlp = self.rlp.as_mut().map(|l| {
+            let fwd = l.iap.stats();
+            let rx = l.mh.stats();
+            RlpLinkStats {
+                iap_drops: l.iap_drops,
+                max_iap_packets: l.occupancy.max as u32,
+                mean_iap_packets: l.occupancy.mean(end, measure_from),
+                fwd_slots_lost: l.fwd_slots_lost,
+                rev_slots_lost: l.rev_slots_lost,
+                slots: l.slots,
+                fwd_data_frames: fwd.data_frames_sent,
+                fwd_retx_frames: fwd.retx_frames_sent,
+                fwd_idle_frames: fwd.idle_frames_sent,
+                fwd_naks: rx.naks_sent,
+                fwd_frames_recovered: rx.frames_recovered,
+                fwd_frames_aborted: rx.frames_aborted,
+                fwd_duplicates: rx.duplicates_dropped,
+                fwd_packets_lost_to_abort: rx.packets_lost_to_abort,
+                rev_frames_aborted: fwd.frames_aborted,
+                rev_packets_lost_to_abort: fwd.packets_lost_to_abort,
+                max_goodput_kbps: l.max_goodput_kbps,
+            }
+        });
+        let bs_ack = self.bs.as_ref().map(|b| {
+            let st = b.ctrl.stats();
+            BsAckResult {
+                link: self.link_names[b.link as usize].clone(),
+                data_in: st.data_in,
+                data_forwarded: st.data_forwarded,
+                data_dropped_already_acked: st.data_dropped_already_acked,
+                acks_in: st.acks_in,
+                acks_sent: st.acks_sent,
+                dup_acks_in: st.dup_acks_in,
+                dup_acks_held: st.dup_acks_held,
+                dup_acks_forwarded: st.dup_acks_forwarded,
+                dup_acks_dropped: st.dup_acks_dropped,
+                acks_generated: st.acks_generated,
+                replies_suppressed: st.replies_suppressed,
+                rtt_samples: st.rtt_samples,
+                acks_delayed: st.acks_delayed,
+                ack_delay_mean_ms: if st.acks_delayed == 0 {
+                    0.0
+                } else {
+                    st.total_ack_delay as f64 / st.acks_delayed as f64 / 1e6
+                },
+                max_ack_queue: st.max_ack_queue as u64,
+                final_srtt_ms: b.ctrl.srtt().map_or(f64::NAN, to_millis),
+            }
         });
         let measured_s = to_secs(measured);
         let flows = self
@@ -649,6 +1052,10 @@ impl WiredScenario {
                     retransmissions: s.retransmissions,
                     fast_retransmits: s.fast_retransmits,
                     timeouts: s.timeouts,
+                    spurious_retransmissions: fl.spurious_retransmissions,
+                    spurious_timeouts: fl.spurious_timeouts,
+                    cwnd_reductions: s.fast_retransmits + s.timeouts,
+                    duplicate_arrivals: fl.duplicate_arrivals,
                     acks_sent: fl.receiver.acks_sent,
                     acks_received: s.acks_received,
                     final_cwnd_bytes: fl.sender.cwnd(),
@@ -660,7 +1067,9 @@ impl WiredScenario {
         for (i, dirs) in self.links.iter().enumerate() {
             for (d, dir) in [Dir::Data, Dir::Ack].into_iter().enumerate() {
                 let st = &dirs[d].stats;
+                let reordered = self.delays[i][d].as_ref().map(|v| v.stats.reordered);
                 links.push(LinkStats {
+                    reordered,
                     link: i as u32,
                     name: self.link_names[i].clone(),
                     direction: dir.name(),
@@ -683,6 +1092,8 @@ impl WiredScenario {
             flows,
             links,
             bearer,
+            rlp,
+            bs_ack,
             traces: self.traces,
         }
     }

@@ -423,6 +423,8 @@ impl TcpSender {
 #[derive(Debug, Clone)]
 pub struct ReceiverParams {
     pub rcv_buf: u32,
+    /// RFC 7323 window scaling: the advertised window may exceed the 16-bit field's 65 535.
+    pub window_scaling: bool,
     pub delack_count: u32,
     pub delack_timeout: Time,
 }
@@ -431,6 +433,7 @@ impl ReceiverParams {
     pub fn from_config(c: &TcpConfig) -> Self {
         Self {
             rcv_buf: c.rwnd_bytes,
+            window_scaling: c.window_scaling,
             delack_count: c.delack_count,
             delack_timeout: millis(c.delack_timeout_ms),
         }
@@ -482,6 +485,19 @@ impl TcpReceiver {
         self.rcv_nxt
     }
 
+    /// Whether every byte of `[seq, seq + len)` has arrived (in order or held out of order).
+    pub fn has(&self, seq: u64, len: u32) -> bool {
+        let end = seq + len as u64;
+        if end <= self.rcv_nxt {
+            return true;
+        }
+        let from = seq.max(self.rcv_nxt);
+        self.ooo
+            .range(..=from)
+            .next_back()
+            .is_some_and(|(_, &e)| e >= end)
+    }
+
     /// Bytes held out of order.
     pub fn ooo_bytes(&self) -> u64 {
         self.ooo.iter().map(|(s, e)| e - s).sum()
@@ -495,7 +511,11 @@ impl TcpReceiver {
     /// and the application reads in-order data at once, so the window is the whole buffer (as
     /// in BSD-derived stacks and ns-3), capped by the 16-bit field without window scaling.
     fn rwnd(&self) -> u32 {
-        self.p.rcv_buf.min(65_535)
+        if self.p.window_scaling {
+            self.p.rcv_buf
+        } else {
+            self.p.rcv_buf.min(65_535)
+        }
     }
 
     fn send_ack(&mut self) -> Ack {

@@ -77,6 +77,7 @@ fn small_random_loss_follows_the_square_root_law() {
                 limit_packets: 1000,
                 ..QueueConfig::default()
             },
+            variable_delay: None,
         }];
         let rtt = 0.2 + 1500.0 * 8.0 / 100e6 + 40.0 * 8.0 / 100e6;
         let mathis = 1460.0 * 8.0 / rtt * (1.5f64).sqrt() / p.sqrt() / 1000.0;
@@ -313,4 +314,32 @@ fn ack_rate_control_cuts_overflows_and_delay_in_the_4_flow_preset() {
     assert!(o_dt > 10.0, "drop-tail overflows {o_dt}");
     assert!(o_ar < 0.25 * o_dt, "overflows {o_dt} -> {o_ar}");
     assert!(d_ar < 0.8 * d_dt, "delay {d_dt} -> {d_ar}");
+}
+
+#[test]
+fn spurious_retransmissions_and_timeouts_are_told_apart_from_needed_ones() {
+    // No loss, a deep buffer: nothing is retransmitted, nothing is spurious.
+    let mut c = wired(384.0, 1, 30.0);
+    c.links[1].queue.limit_packets = 1000;
+    let f = &run(&c, 1, 0, &RunOptions::default()).unwrap().flows[0];
+    assert_eq!((f.retransmissions, f.spurious_retransmissions), (0, 0));
+    assert_eq!((f.timeouts, f.spurious_timeouts), (0, 0));
+    // An initial RTO shorter than the 250 ms path: the first segment times out although it
+    // is only late, and its retransmission duplicates it.
+    c.tcp.initial_rto_ms = 100.0;
+    c.tcp.min_rto_ms = 100.0;
+    let f = &run(&c, 1, 0, &RunOptions::default()).unwrap().flows[0];
+    assert!(f.spurious_timeouts >= 1, "{f:?}");
+    assert!(f.spurious_retransmissions >= 1, "{f:?}");
+    assert!(f.spurious_timeouts <= f.timeouts);
+    assert!(f.spurious_retransmissions <= f.retransmissions);
+    assert_eq!(f.cwnd_reductions, f.fast_retransmits + f.timeouts);
+    // Random loss with a conservative RTO: losses are real, so a timeout is spurious only
+    // if its segment had got through, and most retransmissions are needed.
+    let mut c = wired(384.0, 1, 120.0);
+    c.links[1].queue.limit_packets = 1000;
+    c.links[1].loss_rate = 0.02;
+    let f = &run(&c, 1, 0, &RunOptions::default()).unwrap().flows[0];
+    assert!(f.retransmissions > 20, "{f:?}");
+    assert!(f.spurious_retransmissions * 4 < f.retransmissions, "{f:?}");
 }

@@ -50,6 +50,7 @@ fn slow_start_doubles_cwnd_every_rtt_without_delayed_acks() {
 fn receiver_acks_every_second_segment_or_on_timer() {
     let p = ReceiverParams {
         rcv_buf: 65_535,
+        window_scaling: false,
         delack_count: 2,
         delack_timeout: millis(200.0),
     };
@@ -75,6 +76,7 @@ fn receiver_acks_every_second_segment_or_on_timer() {
 fn receiver_dupacks_out_of_order_and_acks_gap_fill_at_once() {
     let mut r = TcpReceiver::new(ReceiverParams {
         rcv_buf: 65_535,
+        window_scaling: false,
         delack_count: 2,
         delack_timeout: millis(200.0),
     });
@@ -363,4 +365,18 @@ fn pending_retransmission_is_dropped_when_snd_una_advances() {
     assert_eq!(s.poll_transmit(millis(101.0)), None);
     assert!(s.is_done());
     assert_eq!(s.poll_timeout(), None);
+}
+
+#[test]
+fn advertised_window_is_capped_at_64k_without_window_scaling() {
+    for (scaling, expected) in [(false, 65_535), (true, 548_864)] {
+        let mut r = TcpReceiver::new(ReceiverParams {
+            rcv_buf: 548_864,
+            window_scaling: scaling,
+            delack_count: 1,
+            delack_timeout: millis(100.0),
+        });
+        let a = r.on_segment(0, 0, 536).ack.expect("an ACK per segment");
+        assert_eq!(a.rwnd, expected);
+    }
 }
