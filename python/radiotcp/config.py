@@ -319,7 +319,7 @@ class BsAckConfig(_Model):
         description="txTimer interval: pace_factor x sRTT / (packets downstream of the BS) or "
         "pace_factor x sRTT.",
     )
-    pace_factor: PosFloat = Field(0.5, description="Multiplies the pacing interval.")
+    pace_factor: PosFloat = Field(0.5, le=1000.0, description="Multiplies the pacing interval.")
     initial_srtt_ms: PosFloat | None = Field(
         None, description="sRTT before the first sample; unset: from the first sample."
     )
@@ -562,13 +562,15 @@ class RadioConfig(_Model):
 class RlpConfig(_Model):
     """An IS-707 RLP link (NAK-based ARQ over 20 ms frames; docs/models/rlp.md) between the
     end of the wired chain (the Internet access point, IAP) and the client (the mobile host).
-    Defaults: Rate Set 1 at 9600 bit/s, IS-707's two retransmission cycles."""
+    Defaults: Rate Set 1 at 9600 bit/s, IS-707's two retransmission cycles, and 3 idle frames
+    after the data runs out (plain IS-707 as in the paper's reference [5] sends none; its
+    reference [6] shows why a few help)."""
 
     slot_ms: PosFloat = Field(20.0, description="Radio frame period, ms (20 in IS-707).")
     frame_payload_bytes: int = Field(
         19,
         ge=1,
-        le=U32_MAX,
+        le=1_000_000,
         description="Octets of the octet stream per RLP data frame (19 at 9600 bit/s).",
     )
     frames_per_slot: int = Field(

@@ -367,14 +367,18 @@ def reproduce(
     result = run_sweep(spec, rdir, store, jobs=jobs, cluster=cluster, progress=progress)
     rep = Reproduction(recipe, out, result)
     for b in recipe.baselines:
-        bspec = spec.model_copy(
-            update={
-                "name": f"{spec.name}--{b.label}",
-                "set": {**spec.set, **b.set},
-                "grid": b.grid,
-                "zip": {},
-            }
-        )
+        try:
+            bspec = SweepSpec.model_validate(
+                {
+                    **spec.model_dump(),
+                    "name": f"{spec.name}--{b.label}",
+                    "set": {**spec.set, **b.set},
+                    "grid": b.grid,
+                    "zip": {},
+                }
+            )
+        except ValidationError as e:
+            raise ConfigError(f"baselines.{b.label}", recipe.name, f"a valid sweep ({e})") from None
         rep.baselines[b.label] = run_sweep(
             bspec, rdir, store, jobs=jobs, cluster=cluster, progress=progress
         )

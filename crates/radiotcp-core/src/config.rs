@@ -82,12 +82,12 @@ impl Default for RlpConfig {
 
 impl RlpConfig {
     fn validate(&self) -> Result<(), ConfigError> {
-        positive("rlp.slot_ms", self.slot_ms)?;
+        duration_ms("rlp.slot_ms", self.slot_ms)?;
         check(
-            self.frame_payload_bytes >= 1,
+            (1..=1_000_000).contains(&self.frame_payload_bytes),
             "rlp.frame_payload_bytes",
             self.frame_payload_bytes,
-            "an integer >= 1",
+            "an integer in 1..=1000000",
         )?;
         check(
             (1..=1024).contains(&self.frames_per_slot),
@@ -102,8 +102,8 @@ impl RlpConfig {
             self.nak_rounds,
             "an integer in 1..=1000",
         )?;
-        positive("rlp.t_ret_ms", self.t_ret_ms)?;
-        positive("rlp.t_abort_ms", self.t_abort_ms)?;
+        duration_ms("rlp.t_ret_ms", self.t_ret_ms)?;
+        duration_ms("rlp.t_abort_ms", self.t_abort_ms)?;
         check(
             self.iap_buffer_packets >= 1,
             "rlp.iap_buffer_packets",
@@ -581,7 +581,7 @@ impl VariableDelayConfig {
                 )?;
                 let mut levels = Vec::new();
                 for (i, l) in self.levels.iter().enumerate() {
-                    positive(
+                    duration_ms(
                         &format!("{key}.levels.{i}.mean_sojourn_ms"),
                         l.mean_sojourn_ms,
                     )?;
@@ -621,7 +621,7 @@ impl VariableDelayConfig {
         for (i, sp) in self.spikes.iter().enumerate() {
             let k = format!("{key}.spikes.{i}");
             finite_nonneg(&format!("{k}.start_s"), sp.start_s)?;
-            positive(&format!("{k}.duration_s"), sp.duration_s)?;
+            duration_ms(&format!("{k}.duration_s"), sp.duration_s * 1000.0)?;
             finite_nonneg(&format!("{k}.extra_ms"), sp.extra_ms)?;
             spikes.push(Spike {
                 start: secs(sp.start_s),
@@ -961,6 +961,17 @@ fn positive(key: &str, v: f64) -> Result<(), ConfigError> {
     check(v.is_finite() && v > 0.0, key, v, "a finite number > 0")
 }
 
+/// A positive duration in ms that is at least 1 ns once converted (a zero-length slot or
+/// timer would stall the run or break an entity).
+fn duration_ms(key: &str, v: f64) -> Result<(), ConfigError> {
+    check(
+        v.is_finite() && v > 0.0 && millis(v) >= 1,
+        key,
+        v,
+        "a finite duration of at least 1e-6 ms",
+    )
+}
+
 fn probability(key: &str, v: f64) -> Result<(), ConfigError> {
     check((0.0..1.0).contains(&v), key, v, "a probability in [0, 1)")
 }
@@ -1072,6 +1083,16 @@ impl ScenarioConfig {
 
         check(!self.links.is_empty(), "links", "[]", "at least one link")?;
         for (i, l) in self.links.iter().enumerate() {
+            if let Some(j) = self.links[..i].iter().position(|o| o.name == l.name) {
+                check(
+                    false,
+                    &format!("links.{i}.name"),
+                    format!("{:?}", l.name),
+                    &format!("a name not used by another link (links.{j} has it)"),
+                )?;
+            }
+        }
+        for (i, l) in self.links.iter().enumerate() {
             positive(&format!("links.{i}.rate_kbps"), l.rate_kbps)?;
             finite_nonneg(&format!("links.{i}.delay_ms"), l.delay_ms)?;
             probability(&format!("links.{i}.loss_rate"), l.loss_rate)?;
@@ -1116,14 +1137,19 @@ impl ScenarioConfig {
                 b.dup_ack_thresh,
                 "an integer >= 1",
             )?;
-            positive("bs_ack.pace_factor", b.pace_factor)?;
+            check(
+                b.pace_factor.is_finite() && b.pace_factor > 0.0 && b.pace_factor <= 1000.0,
+                "bs_ack.pace_factor",
+                b.pace_factor,
+                "a number in (0, 1000]",
+            )?;
             if let Some(v) = b.initial_srtt_ms {
-                positive("bs_ack.initial_srtt_ms", v)?;
+                duration_ms("bs_ack.initial_srtt_ms", v)?;
             }
             if let Some(v) = b.max_ack_wait_ms {
-                positive("bs_ack.max_ack_wait_ms", v)?;
+                duration_ms("bs_ack.max_ack_wait_ms", v)?;
             }
-            positive("bs_ack.reply_reset_after_ms", b.reply_reset_after_ms)?;
+            duration_ms("bs_ack.reply_reset_after_ms", b.reply_reset_after_ms)?;
         }
         if let Some(r) = &self.rlp {
             check(

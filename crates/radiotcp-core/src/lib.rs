@@ -17,6 +17,7 @@ pub mod queue;
 pub mod radio;
 pub mod results;
 pub mod scenario;
+pub mod spurious;
 pub mod tcp;
 
 pub use config::ScenarioConfig;

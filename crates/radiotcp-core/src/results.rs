@@ -25,12 +25,14 @@ pub struct FlowStats {
     pub retransmissions: u64,
     pub fast_retransmits: u64,
     pub timeouts: u64,
-    /// Retransmitted segments whose earlier copy had reached, or later reached, the receiver.
+    /// Retransmissions whose segment the receiver already held, or got (before or after the
+    /// retransmission) in a copy sent earlier: `spurious.rs`.
     pub spurious_retransmissions: u64,
-    /// Timeouts whose oldest outstanding segment had reached, or later reached, the receiver
-    /// in a copy sent before the timeout (a delay, not a loss).
+    /// Timeouts whose oldest outstanding segment the receiver already held, or got in a copy
+    /// sent before the timeout (a delay, not a loss); each backed-off timeout counts.
     pub spurious_timeouts: u64,
-    /// Congestion-window reductions: fast retransmits plus timeouts.
+    /// Congestion-window reductions: fast retransmits, and timeouts that found cwnd above one
+    /// segment (a backed-off timeout does not reduce it again).
     pub cwnd_reductions: u64,
     /// Data segments that reached the receiver already held (capacity wasted downstream).
     pub duplicate_arrivals: u64,
@@ -66,7 +68,7 @@ pub struct BsAckResult {
     /// Retransmissions of data the MH had acknowledged, dropped at the BS.
     pub data_dropped_already_acked: u64,
     pub acks_in: u64,
-    /// ACKs sent to the FH (forwarded and generated).
+    /// ACKs that left the BS queue for the FH (generated replies are in `acks_generated`).
     pub acks_sent: u64,
     pub dup_acks_in: u64,
     pub dup_acks_held: u64,

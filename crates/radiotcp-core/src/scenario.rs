@@ -28,9 +28,9 @@ use crate::radio::rlp::{Frame, RlpEntity, RlpParams};
 use crate::results::{
     BearerStats, BsAckResult, FlowStats, LinkStats, RlpLinkStats, RunResult, Traces,
 };
+use crate::spurious::SpuriousTracker;
 use crate::tcp::{Ack, ReceiverParams, SenderParams, TcpReceiver, TcpSender};
 use crate::RunOptions;
-use std::collections::BTreeMap;
 
 /// How often (in events) the caller's stop check runs: rare enough to cost nothing, frequent
 /// enough that Ctrl-C answers within milliseconds.
@@ -193,7 +193,7 @@ impl RlpLink {
         let rev_cfg = c.reverse.as_ref().unwrap_or(&c.forward);
         // Bai et al. normalise by the link's maximum net payload rate; counted in TCP payload
         // (MSS of every packet_size octets) so that an error-free link reaches 1.
-        let stream_kbps = (c.frame_payload_bytes * c.frames_per_slot) as f64 * 8.0 / c.slot_ms;
+        let stream_kbps = c.frame_payload_bytes as f64 * c.frames_per_slot as f64 * 8.0 / c.slot_ms;
         let mss = (tcp.packet_size_bytes - tcp.header_bytes) as f64;
         Self {
             iap: RlpEntity::new(p.clone()),
@@ -279,13 +279,9 @@ struct Flow {
     traced_cuts: u64,
     /// One past the highest byte sent: a segment below it is a retransmission.
     high_sent: u64,
-    /// Retransmissions not yet resolved: seq -> when the retransmission was sent. Resolved
-    /// as spurious if an earlier copy arrives first, as needed if the retransmission does.
-    pending_retx: BTreeMap<u64, Time>,
-    /// The oldest outstanding segment at the last timeout and the timeout's time.
-    rto_check: Option<(u64, Time)>,
-    spurious_retransmissions: u64,
-    spurious_timeouts: u64,
+    spurious: SpuriousTracker,
+    /// Fast retransmits, and timeouts that found cwnd above one segment.
+    cwnd_reductions: u64,
     duplicate_arrivals: u64,
 }
 
@@ -340,10 +336,8 @@ impl WiredScenario {
                     traced_rto: 0,
                     traced_cuts: 0,
                     high_sent: 0,
-                    pending_retx: BTreeMap::new(),
-                    rto_check: None,
-                    spurious_retransmissions: 0,
-                    spurious_timeouts: 0,
+                    spurious: SpuriousTracker::default(),
+                    cwnd_reductions: 0,
                     duplicate_arrivals: 0,
                 }
             })
@@ -440,13 +434,15 @@ impl WiredScenario {
                     // later in a copy sent before now (checked in deliver_data).
                     let una = fl.sender.snd_una();
                     let before = fl.sender.stats.timeouts;
+                    let cwnd = fl.sender.cwnd();
                     fl.sender.on_timeout(now);
                     // The slot may fire before the sender's deadline (it moved later).
                     if fl.sender.stats.timeouts > before {
-                        if fl.receiver.has(una, 1) {
-                            fl.spurious_timeouts += 1;
-                        } else {
-                            fl.rto_check = Some((una, now));
+                        let held = fl.receiver.has(una, 1);
+                        fl.spurious.on_timeout(now, una, held);
+                        // A backed-off timeout finds cwnd at one segment: no reduction.
+                        if cwnd > fl.sender.cwnd() {
+                            fl.cwnd_reductions += 1;
                         }
                     }
                     self.after_sender(now, flow);
@@ -729,11 +725,8 @@ impl WiredScenario {
             let fl = &mut self.flows[f as usize];
             let end = seg.seq + seg.len as u64;
             if end <= fl.high_sent {
-                if fl.receiver.has(seg.seq, seg.len) {
-                    fl.spurious_retransmissions += 1;
-                } else {
-                    fl.pending_retx.entry(seg.seq).or_insert(now);
-                }
+                let held = fl.receiver.has(seg.seq, seg.len);
+                fl.spurious.on_retransmit(now, seg.seq, held);
             }
             fl.high_sent = fl.high_sent.max(end);
             self.send_on(now, 0, Dir::Data, pkt);
@@ -760,7 +753,7 @@ impl WiredScenario {
                 t.rto.push(to_secs(now), f, to_millis(rto));
                 fl.traced_rto = rto;
             }
-            let cuts = fl.sender.stats.fast_retransmits + fl.sender.stats.timeouts;
+            let cuts = fl.cwnd_reductions;
             if cuts != fl.traced_cuts {
                 t.cwnd_reductions.push(to_secs(now), f, cuts as f64);
                 fl.traced_cuts = cuts;
@@ -861,7 +854,9 @@ impl WiredScenario {
                     t.ack_received.push(to_secs(now), pkt.flow, pkt.seq as f64);
                 }
                 let fl = &mut self.flows[pkt.flow as usize];
+                let fast = fl.sender.stats.fast_retransmits;
                 fl.sender.on_ack(now, pkt.seq, pkt.rwnd);
+                fl.cwnd_reductions += fl.sender.stats.fast_retransmits - fast;
                 self.after_sender(now, pkt.flow);
             }
         }
@@ -898,19 +893,8 @@ impl WiredScenario {
         if fl.receiver.has(pkt.seq, pkt.len) {
             fl.duplicate_arrivals += 1;
         }
-        if let Some(retx_at) = fl.pending_retx.remove(&pkt.seq) {
-            if pkt.sent_at < retx_at && !fl.receiver.has(pkt.seq, pkt.len) {
-                fl.spurious_retransmissions += 1;
-            }
-        }
-        if let Some((seq, at)) = fl.rto_check {
-            if pkt.seq == seq {
-                if pkt.sent_at < at {
-                    fl.spurious_timeouts += 1;
-                }
-                fl.rto_check = None;
-            }
-        }
+        fl.spurious
+            .on_arrival(now, pkt.seq, pkt.sent_at, fl.receiver.rcv_nxt());
         let arrival = fl.receiver.on_segment(now, pkt.seq, pkt.len);
         if measuring {
             fl.bytes_delivered += arrival.delivered;
@@ -1052,9 +1036,9 @@ impl WiredScenario {
                     retransmissions: s.retransmissions,
                     fast_retransmits: s.fast_retransmits,
                     timeouts: s.timeouts,
-                    spurious_retransmissions: fl.spurious_retransmissions,
-                    spurious_timeouts: fl.spurious_timeouts,
-                    cwnd_reductions: s.fast_retransmits + s.timeouts,
+                    spurious_retransmissions: fl.spurious.spurious_retransmissions,
+                    spurious_timeouts: fl.spurious.spurious_timeouts,
+                    cwnd_reductions: fl.cwnd_reductions,
                     duplicate_arrivals: fl.duplicate_arrivals,
                     acks_sent: fl.receiver.acks_sent,
                     acks_received: s.acks_received,
