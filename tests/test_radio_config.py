@@ -134,3 +134,28 @@ def test_ack_control_modes_and_errors():
         with pytest.raises(radiotcp.ConfigError) as e:
             load(UMTS, [bad])
         assert e.value.key == key
+
+
+@pytest.mark.parametrize("discipline", ["codel", "sbd", "red"])
+def test_every_buffer_drop_is_in_the_drop_trace(discipline):
+    # CoDel drops at dequeue, SBD drops the first unsent SDU, RED on arrival; MaxDAT discards
+    # happen inside the RLC. All of them must appear in seq_dropped (the papers' trace figures).
+    from radiotcp import _core
+    from radiotcp.config import to_core_json
+
+    cfg = load(
+        UMTS,
+        [
+            "simulation.duration_s=30",
+            "flows.count=4",
+            "radio.buffer.limit_sdus=40",
+            f"radio.buffer.discipline={discipline}",
+            "radio.rlc.max_dat=3",
+        ],
+    )
+    out = _core.simulate(to_core_json(cfg), 1, 0, True)
+    m = out["metrics"]
+    traced = len(out["traces"]["seq_dropped"]["value"])
+    assert m[f"drops.bearer.{'red_early' if discipline == 'red' else discipline}"] > 0
+    assert m["drops.bearer.rlc_maxdat"] > 0
+    assert traced == m["drops"]

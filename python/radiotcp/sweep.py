@@ -283,17 +283,33 @@ def _chunks(tasks: Sequence[Task], workers: int) -> list[list[Task]]:
 
 
 def _run_local(chunks: list[list[Task]], jobs: int) -> Iterator[list[Done]]:
+    """Run the chunks on `jobs` cores: `jobs - 1` worker processes plus this process, which
+    runs chunks itself whenever no worker result is waiting. The driver's own work (storing
+    results) then shares a core with its simulations instead of competing with `jobs`
+    workers for `jobs` cores, which cost 15-20% of each run's speed on a 2-core machine."""
     if jobs <= 1:
         for c in chunks:
             yield run_chunk(c)
         return
-    pool = ProcessPoolExecutor(max_workers=jobs)
+    todo = iter(chunks)
+    pool = ProcessPoolExecutor(max_workers=jobs - 1)
     try:
-        pending = {pool.submit(run_chunk, c) for c in chunks}
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+        # Two chunks queued per worker keep it busy while the driver stores results.
+        pending = {pool.submit(run_chunk, c) for c in itertools.islice(todo, 2 * (jobs - 1))}
+        local = next(todo, None)
+        while pending or local is not None:
+            finished = {f for f in pending if f.done()}
+            if not finished and local is None:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for f in finished:
+                pending.discard(f)
+                nxt = next(todo, None)
+                if nxt is not None:
+                    pending.add(pool.submit(run_chunk, nxt))
                 yield f.result()
+            if not finished and local is not None:
+                yield run_chunk(local)
+                local = next(todo, None)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 

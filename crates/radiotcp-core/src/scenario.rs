@@ -502,6 +502,8 @@ impl WiredScenario {
         for (total, n) in b.buffer_drops.iter_mut().zip(dequeue_drops) {
             *total += n;
         }
+        let dropped = b.rnc.take_dropped();
+        b.ue.take_dropped();
         let ul = b.ue.poll_tti(now, b.slots);
         let arrive = now + b.delay;
         if !dl.is_empty() {
@@ -532,6 +534,10 @@ impl WiredScenario {
         }
         let next = now + b.tti;
         self.q.schedule(next, Event::Tti);
+        // CoDel drops at dequeue and MaxDAT discards, for the drop trace.
+        for pkt in dropped {
+            self.trace_drop(now, &pkt);
+        }
     }
 
     /// One RLP frame slot: both channels advance (one Markov step per 20 ms frame, model-specs

@@ -167,6 +167,9 @@ pub struct RlcAmEntity {
     status_prohibit_until: Time,
     mrw_ack: Option<u32>,
     delivered: Vec<Packet>,
+    /// SDUs this transmitter dropped (dequeue hook, MaxDAT discard) since the last
+    /// `take_dropped`, for the caller's drop trace.
+    dropped: Vec<Packet>,
     pub stats: RlcStats,
 }
 
@@ -196,6 +199,7 @@ impl RlcAmEntity {
             status_prohibit_until: 0,
             mrw_ack: None,
             delivered: Vec::new(),
+            dropped: Vec::new(),
             stats: RlcStats::default(),
         }
     }
@@ -265,6 +269,11 @@ impl RlcAmEntity {
     }
 
     /// Remove the oldest SDU, keeping the segmentation cursor in step.
+    /// SDUs dropped by the dequeue hook or discarded after MaxDAT since the last call.
+    pub fn take_dropped(&mut self) -> Vec<Packet> {
+        std::mem::take(&mut self.dropped)
+    }
+
     fn pop_sdu(&mut self) -> Option<TxSdu> {
         let s = self.sdus.pop_front()?;
         self.unseg_bytes -= s.unsegmented as u64;
@@ -468,6 +477,7 @@ impl RlcAmEntity {
         self.unseg_bytes -= s.unsegmented as u64;
         self.held_bytes -= s.packet.size as u64;
         self.stats.sdus_dropped_at_dequeue += 1;
+        self.dropped.push(s.packet);
         true
     }
 
@@ -588,7 +598,9 @@ impl RlcAmEntity {
                     _ => end_pdu = x,
                 }
             }
-            self.pop_sdu();
+            if let Some(s) = self.pop_sdu() {
+                self.dropped.push(s.packet);
+            }
             discarded += 1;
         }
         if let Some((end, _)) = &self.pending_end {
