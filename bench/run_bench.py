@@ -12,7 +12,8 @@ x 20 replications) in one process and on the local pool with all cores, each int
 store; prints runs per second, the parallel efficiency and the per-run Python overhead next
 to the simulation itself (results/bench/sweep.json).
 
-IS-707: one 600 s run of each RLP preset. Recipes: the wall time of every paper-reproduction
+IS-707: one 600 s run of each RLP preset. BS: the base-station presets with and without the
+ACK controller. Recipes: the wall time of every paper-reproduction
 recipe (RLC mechanisms; IS-707) from an empty store on all cores (results/bench/recipes.json).
 
     python bench/run_bench.py [--skip-ns3] [--skip-sweep] [--skip-recipes] [--repeats N]
@@ -44,6 +45,9 @@ OUT = ROOT / "results" / "bench" / "wired-vs-ns3.json"
 OUT_SWEEP = ROOT / "results" / "bench" / "sweep.json"
 OUT_IS707 = ROOT / "results" / "bench" / "is707.json"
 OUT_RECIPES = ROOT / "results" / "bench" / "recipes.json"
+OUT_BS = ROOT / "results" / "bench" / "bs.json"
+BS_VARIATION = ROOT / "scenarios" / "bs-delay-variation.toml"
+BS_SPIKE = ROOT / "scenarios" / "bs-delay-spike.toml"
 IS707 = ROOT / "scenarios" / "is707-9600.toml"
 IS707_16X = ROOT / "scenarios" / "is707-16x9600.toml"
 
@@ -237,6 +241,32 @@ def is707_section(console: Console, repeats: int) -> None:
     OUT_IS707.write_text(json.dumps(rows, indent=2))
 
 
+def bs_section(console: Console, repeats: int) -> None:
+    """The base-station presets (20 s, variable delay with reordering): one run with and
+    without the ACK controller (median of `repeats`), and the controller's cost."""
+    rows = []
+    for preset in (BS_VARIATION, BS_SPIKE):
+        walls = {}
+        for on in (False, True):
+            doc = to_core_json(load(preset, [f"bs_ack.enabled={'true' if on else 'false'}"]))
+            runs = [_core.simulate(doc, 1, i) for i in range(repeats)]
+            walls[on] = statistics.median(r["wall_time_s"] for r in runs)
+            rows.append(
+                {
+                    "preset": preset.stem,
+                    "controller": on,
+                    "wall_s": walls[on],
+                    "events": runs[0]["events"],
+                }
+            )
+        console.print(
+            f"{preset.stem}, one 20 s run: {1e3 * walls[False]:.2f} ms without the BS ACK "
+            f"controller, {1e3 * walls[True]:.2f} ms with it ({walls[True] / walls[False]:.2f}x)"
+        )
+    OUT_BS.parent.mkdir(parents=True, exist_ok=True)
+    OUT_BS.write_text(json.dumps(rows, indent=2))
+
+
 # The recipes of the mechanisms issue and of the IS-707 issue, timed from an empty store.
 RECIPE_SETS = {
     "RLC mechanisms (SBD, RED, ACK rate control, side by side)": [
@@ -385,6 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     console.print(f"results: {OUT}")
     umts_section(console, args.repeats)
     is707_section(console, args.repeats)
+    bs_section(console, args.repeats)
     if not args.skip_sweep:
         sweep_section(console)
     if not args.skip_recipes:

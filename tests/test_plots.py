@@ -235,3 +235,15 @@ def test_curves_plot(tmp_path: Path) -> None:
     ax = fig.axes[0]
     assert [ln.get_label() for ln in ax.get_lines()] == ["a", "b"]
     check_png(fig, plots.save(fig, tmp_path / "curves.png"))
+
+
+def test_trace_compare_lists_every_run_once(traces: dict, tmp_path: Path) -> None:
+    empty = {k: {"time_s": np.empty(0), "id": np.empty(0), "value": np.empty(0)} for k in traces}
+    fig = plots.plot_trace_compare(
+        [("with data", traces), ("nothing", empty)], ["queue", "cwnd", "delivered", "rto"]
+    )
+    assert len(fig.axes) == 4
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["with data", "nothing"]
+    assert fig.axes[2].get_ylabel() == "goodput (kb/s, 1 s bins)"
+    check_png(fig, plots.save(fig, tmp_path / "compare.png"))

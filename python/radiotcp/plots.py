@@ -355,7 +355,16 @@ def plot_trace_compare(
         ax.set_ylabel(label)
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
-    axes[0].legend(fontsize="small", framealpha=0.85, loc="upper left")
+    # One entry per run, even if a run has no samples in the first panel (e.g. no BS queue
+    # without the controller).
+    handles: dict[str, Any] = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(lab, h)
+    order = [lab for lab, _ in runs if lab in handles]
+    axes[0].legend(
+        [handles[lab] for lab in order], order, fontsize="small", framealpha=0.85, loc="upper left"
+    )
     axes[-1].set_xlabel("time (s)")
     axes[-1].set_xlim(0.0, t_end if t_end > 0 else None)
     return fig
