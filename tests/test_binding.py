@@ -77,3 +77,11 @@ def test_core_rejects_unknown_keys():
 def test_negative_seed_is_rejected():
     with pytest.raises(OverflowError):
         _core.simulate(to_core_json(ScenarioConfig()), -1, 0)
+
+
+def test_store_key_changes_with_the_core_source():
+    from radiotcp.sweep import build_version
+
+    h = _core.source_hash()
+    assert re.fullmatch(r"[0-9a-f]{16}", h)
+    assert build_version() == f"{_core.version()}+{h}"

@@ -37,7 +37,7 @@ from . import _core
 from .config import load, load_toml, to_core_json
 from .errors import ConfigError
 from .store import Store
-from .sweep import SweepResult, SweepSpec, run_sweep
+from .sweep import SweepResult, SweepSpec, build_version, run_sweep
 
 __all__ = ["Recipe", "find_recipe", "list_recipes", "recipe_dirs", "reproduce"]
 
@@ -263,7 +263,7 @@ def _report(rep: Reproduction, figures: Sequence[tuple[str, Path]]) -> str:
         "",
         r.description.strip(),
         "",
-        f"Recipe `{r.name}`, radiotcp {_core.version()}: {len(res.points())} points x {runs} "
+        f"Recipe `{r.name}`, radiotcp {build_version()}: {len(res.points())} points x {runs} "
         f"runs; mean ± half-width of the 90% Student-t confidence interval.",
         "",
     ]

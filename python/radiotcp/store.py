@@ -6,8 +6,9 @@ commit, so an interrupted sweep resumes with no lost and no duplicated runs. The
 written by one process (the sweep driver) and read by any number.
 
 A run's key is the SHA-256 of its fully resolved configuration, seed, run index and the
-radiotcp version: the same key always means the same numbers, so a run is never computed
-twice, and a change of version or of any setting is a different run.
+radiotcp build (`sweep.build_version()`: the release and a fingerprint of the core's source):
+the same key always means the same numbers, so a run is never computed twice, and a change of
+model code, of version or of any setting is a different run.
 """
 
 from __future__ import annotations

@@ -40,6 +40,7 @@ __all__ = [
     "PlannedRun",
     "SweepResult",
     "SweepSpec",
+    "build_version",
     "derive_seed",
     "expand_points",
     "load_sweep",
@@ -147,6 +148,12 @@ def expand_points(spec: SweepSpec) -> list[dict[str, Any]]:
     return points
 
 
+def build_version() -> str:
+    """The version that keys stored runs: the release plus the core's source fingerprint, so
+    results computed by a different model are never reused (``0.2.0+1f3a...``)."""
+    return f"{_core.version()}+{_core.source_hash()}"
+
+
 def derive_seed(base_seed: int, params: Mapping[str, Any]) -> int:
     """A point's seed: 63 bits of SHA-256 over (base seed, the point's parameters)."""
     doc = json.dumps({"seed": base_seed, "params": params}, sort_keys=True, default=str)
@@ -170,7 +177,7 @@ def plan(spec: SweepSpec, base_dir: Path) -> list[PlannedRun]:
     base: Any = None
     if spec.base is not None:
         base = load_toml(base_dir / spec.base)
-    version = _core.version()
+    version = build_version()
     runs: list[PlannedRun] = []
     problems: list[ConfigError] = []
     for i, params in enumerate(expand_points(spec)):
@@ -363,7 +370,7 @@ def run_sweep(
     config_hash = {doc: store.put_config(doc) for doc in {p.config_json for p in todo}}
     done = 0
     wall = 0.0
-    version = _core.version()
+    version = build_version()
     if progress is not None:
         progress(0, len(todo))
     for batch in results:

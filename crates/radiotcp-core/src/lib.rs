@@ -27,6 +27,10 @@ pub use results::{FlowStats, LinkStats, RunResult, Trace, Traces};
 /// Crate version, part of the results-store key.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// Fingerprint of this build's simulator source (`build.rs`), also part of the results-store
+/// key: a model changed without a version bump does not reuse stored runs.
+pub const SOURCE_HASH: &str = env!("RADIOTCP_SOURCE_HASH");
+
 /// What to record besides the always-on counters.
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {

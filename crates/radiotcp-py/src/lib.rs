@@ -158,12 +158,19 @@ fn version() -> &'static str {
     radiotcp_core::VERSION
 }
 
+/// Fingerprint of the core's source this extension was built from (16 hex digits).
+#[pyfunction]
+fn source_hash() -> &'static str {
+    radiotcp_core::SOURCE_HASH
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(default_config_json, m)?)?;
     m.add_function(wrap_pyfunction!(ack_t_id_ms, m)?)?;
+    m.add_function(wrap_pyfunction!(source_hash, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }
