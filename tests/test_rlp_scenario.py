@@ -21,7 +21,7 @@ def test_preset_is_the_papers_setting():
     r = cfg.rlp
     assert r is not None and cfg.radio is None
     assert (cfg.tcp.variant, cfg.tcp.packet_size_bytes - cfg.tcp.header_bytes) == ("reno", 536)
-    assert cfg.tcp.ack_size_bytes == 40 and cfg.tcp.rwnd_bytes == 1024 * 536
+    assert cfg.tcp.ack_size_bytes == 40 and cfg.tcp.awnd_segments == 1024
     assert (cfg.links[0].rate_kbps, cfg.links[0].delay_ms) == (1500.0, 200.0)
     assert (r.slot_ms, r.frame_payload_bytes, r.frames_per_slot) == (20.0, 19, 1)
     assert r.nak_rounds == 2 and r.forward.model == "markov"
@@ -83,7 +83,7 @@ base = "{preset}"
 runs = 3
 [set]
 "simulation.duration_s" = 300.0
-"tcp.rwnd_bytes" = 8576
+"tcp.awnd_segments" = 16
 [grid]
 "rlp.forward.fer" = [0.01, 0.1, 0.3]
 "rlp.forward.fd_t" = [0.01, 1.0]

@@ -125,6 +125,13 @@ class TcpConfig(_Model):
         le=U32_MAX,
         description="Receiver buffer = maximum advertised window, in bytes (at least one MSS).",
     )
+    awnd_segments: int | None = Field(
+        None,
+        ge=1,
+        le=U32_MAX,
+        description="Receiver buffer in segments (ns-2's window_, Bai et al.'s awnd); when set "
+        "it replaces rwnd_bytes by awnd_segments x MSS.",
+    )
     window_scaling: bool = Field(
         False,
         description="RFC 7323 window scaling; without it the advertised window is capped at "
@@ -163,6 +170,10 @@ class TcpConfig(_Model):
             )
         if self.rwnd_bytes < mss:
             raise _constraint("rwnd_bytes", self.rwnd_bytes, f"at least one MSS = {mss} bytes")
+        if self.awnd_segments is not None and self.awnd_segments * mss > U32_MAX:
+            raise _constraint(
+                "awnd_segments", self.awnd_segments, f"at most {U32_MAX // mss} (x MSS in 32 bits)"
+            )
         if self.max_rto_ms < self.min_rto_ms:
             raise _constraint("max_rto_ms", self.max_rto_ms, "at least tcp.min_rto_ms")
         return self

@@ -423,6 +423,9 @@ pub struct TcpConfig {
     pub initial_ssthresh_bytes: Option<u64>,
     /// Receiver buffer = maximum advertised window (64 KB as in the papers).
     pub rwnd_bytes: u32,
+    /// The receiver buffer in segments (ns-2's `window_`, Bai et al.'s awnd); when set it
+    /// replaces `rwnd_bytes` by awnd_segments x MSS.
+    pub awnd_segments: Option<u32>,
     /// RFC 7323 window scaling: without it the advertised window is capped at 65 535 bytes.
     pub window_scaling: bool,
     pub initial_rto_ms: f64,
@@ -733,6 +736,21 @@ impl Default for SimulationConfig {
     }
 }
 
+impl TcpConfig {
+    /// Maximum segment size: packet minus headers.
+    pub fn mss(&self) -> u32 {
+        self.packet_size_bytes - self.header_bytes
+    }
+
+    /// The receive buffer in bytes: awnd_segments x MSS when set, else rwnd_bytes.
+    pub fn receive_buffer_bytes(&self) -> u32 {
+        match self.awnd_segments {
+            Some(a) => (a as u64 * self.mss() as u64).min(u32::MAX as u64) as u32,
+            None => self.rwnd_bytes,
+        }
+    }
+}
+
 impl Default for TcpConfig {
     fn default() -> Self {
         Self {
@@ -743,6 +761,7 @@ impl Default for TcpConfig {
             initial_window_segments: 1,
             initial_ssthresh_bytes: None,
             rwnd_bytes: 65535,
+            awnd_segments: None,
             window_scaling: false,
             initial_rto_ms: 1000.0,
             min_rto_ms: 1000.0,
@@ -1041,6 +1060,14 @@ impl ScenarioConfig {
             t.rwnd_bytes,
             "at least one MSS",
         )?;
+        if let Some(a) = t.awnd_segments {
+            check(
+                a >= 1 && a as u64 * mss <= u32::MAX as u64,
+                "tcp.awnd_segments",
+                a,
+                "an integer >= 1 whose window (x MSS) fits in 32 bits",
+            )?;
+        }
         positive("tcp.initial_rto_ms", t.initial_rto_ms)?;
         positive("tcp.min_rto_ms", t.min_rto_ms)?;
         positive("tcp.max_rto_ms", t.max_rto_ms)?;

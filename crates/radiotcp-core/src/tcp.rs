@@ -432,7 +432,7 @@ pub struct ReceiverParams {
 impl ReceiverParams {
     pub fn from_config(c: &TcpConfig) -> Self {
         Self {
-            rcv_buf: c.rwnd_bytes,
+            rcv_buf: c.receive_buffer_bytes(),
             window_scaling: c.window_scaling,
             delack_count: c.delack_count,
             delack_timeout: millis(c.delack_timeout_ms),

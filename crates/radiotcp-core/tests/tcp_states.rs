@@ -380,3 +380,16 @@ fn advertised_window_is_capped_at_64k_without_window_scaling() {
         assert_eq!(a.rwnd, expected);
     }
 }
+
+#[test]
+fn awnd_segments_sets_the_receive_buffer_in_segments() {
+    let mut c = radiotcp_core::config::TcpConfig {
+        packet_size_bytes: 576,
+        header_bytes: 40,
+        ..Default::default()
+    };
+    assert_eq!(c.receive_buffer_bytes(), c.rwnd_bytes);
+    c.awnd_segments = Some(14);
+    assert_eq!(c.receive_buffer_bytes(), 14 * 536);
+    assert_eq!(ReceiverParams::from_config(&c).rcv_buf, 14 * 536);
+}
