@@ -130,25 +130,40 @@ def _fmt(mean: float, half: float) -> str:
     return s
 
 
-def _print_points(out: Console, res: SweepResult, metrics: list[str]) -> None:
+def _short(key: str) -> str:
+    """A column header for a dotted key: its last part (``maxd_ms``); the full keys are in the
+    CSV files."""
+    return key.rsplit(".", 1)[-1]
+
+
+def _print_points(
+    out: Console, res: SweepResult, metrics: list[str], limit: int | None = None
+) -> None:
+    """The points as a table (at most `limit` rows: a big sweep's table belongs in its CSV)."""
     params = res.param_names()
+    points = res.points()
     t = Table(
         title=f"sweep {res.name}: {len(res.records)}/{res.expected} runs; mean ± 90% CI",
         title_justify="left",
     )
     for p in params:
-        t.add_column(p, justify="right", no_wrap=True)
-    t.add_column("n", justify="right")
+        t.add_column(_short(p), justify="right", no_wrap=True)
+    t.add_column("n", justify="right", no_wrap=True, min_width=2)
     shown = [m for m in metrics if m in res.metrics]
     for m in shown:
         t.add_column(m, justify="right", no_wrap=True)
-    for row in res.points():
+    for row in points[:limit]:
         t.add_row(
             *[str(row[p]) for p in params],
             str(row["runs"]),
             *[_fmt(row[m], row[f"{m}.ci90"]) for m in shown],
         )
     out.print(t)
+    if limit is not None and len(points) > limit:
+        out.print(
+            f"... and {len(points) - limit} more points (all of them in points.csv and the report)",
+            highlight=False,
+        )
 
 
 def _write_tables(res: SweepResult, folder: Path) -> list[Path]:
@@ -291,7 +306,7 @@ def cmd_reproduce(args: argparse.Namespace, out: Console, err: Console) -> int:
             progress=prog,
         )
     res = rep.result
-    _print_points(out, res, rep.recipe.report.metrics[:4])
+    _print_points(out, res, rep.recipe.report.metrics[:4], limit=40)
     out.print(
         f"{res.computed} runs computed now, {len(res.records) - res.computed} from the "
         f"store {args.store}",
