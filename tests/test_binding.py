@@ -17,6 +17,7 @@ TRACE_NAMES = {
     "queue",
     "buffer",
     "rto",
+    "window",
     "ack_received",
     "cwnd_reductions",
     "delivered",

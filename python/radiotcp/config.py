@@ -513,11 +513,13 @@ class AckControlConfig(_Model):
     maxd_ms: NonNegFloat = Field(500.0, description="t_id at maxth and above, ms.")
     alpha: NonNegFloat = Field(1.0, description="Shape of f (rate mode).")
     sync_to_tti: bool = Field(False, description="Round id_timer expiries up to TTI boundaries.")
-    release: Literal["one_per_event", "while_due"] = Field(
-        "one_per_event",
-        description="'one_per_event' (Fig. 4 literally: at most one ACK leaves per event, so a "
-        "backlog drains slowly) or 'while_due' (ACKs keep leaving while the spacing allows: a "
-        "backlog leaves at once when BO < minth).",
+    release: Literal["per_tti", "one_per_event", "while_due"] = Field(
+        "per_tti",
+        description="Fig. 4 releases at most one ACK per event: 'per_tti' (every TTI of the "
+        "RLC is an event too, so a backlog drains one ACK per TTI), 'one_per_event' (only ACK "
+        "arrivals and timer expiries: a backlog can be stranded until a TCP timeout) or "
+        "'while_due' (ACKs keep leaving while the spacing allows: a backlog leaves at once "
+        "when BO < minth).",
     )
 
     @model_validator(mode="after")

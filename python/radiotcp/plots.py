@@ -467,7 +467,8 @@ def plot_traces(
 
     Top: with a radio bearer, the RLC downlink buffer occupancy in SDUs (the papers' BO);
     otherwise packets in the data-direction queue of ``link`` (default: the link whose queue
-    grows longest). Middle: cwnd and ssthresh of ``flow`` in KB (an infinite ssthresh is not drawn).
+    grows longest). Middle: cwnd and ssthresh of ``flow`` in KB (an infinite ssthresh is not
+    drawn); when cwnd outgrows the receiver's window, min(cwnd, rwnd) is the main line.
     Bottom: first byte (in KB) of every data segment of ``flow`` sent and received, drops
     marked with a red x. ``traces`` is ``simulate(..., traces=True)["traces"]``.
     """
@@ -495,9 +496,22 @@ def plot_traces(
     ax_q.set_ylim(bottom=0)
 
     tw, w = _series(traces, "cwnd", flow)
-    _step_to_end(ax_w, tw, w / 1000.0, t_end, color="C0", linewidth=1.0, label="cwnd")
+    tv, v = _series(traces, "window", flow)
     ts, s = _series(traces, "ssthresh", flow)
     finite = np.isfinite(s)
+    # RFC 5681 lets cwnd grow while the receiver's window limits the sender, so cwnd alone can
+    # climb far above anything in flight. When it does, draw the send window min(cwnd, rwnd)
+    # as the main line and scale the axis to it, cwnd being partly off the scale.
+    capped = v.size > 0 and w.size > 0 and float(w.max()) > 1.5 * float(v.max())
+    if capped:
+        _step_to_end(
+            ax_w, tv, v / 1000.0, t_end, color="C0", linewidth=1.0, label="min(cwnd, rwnd)"
+        )
+        _step_to_end(
+            ax_w, tw, w / 1000.0, t_end, color="C2", linewidth=0.8, linestyle=":", label="cwnd"
+        )
+    else:
+        _step_to_end(ax_w, tw, w / 1000.0, t_end, color="C0", linewidth=1.0, label="cwnd")
     if finite.any():
         # Hold each finite ssthresh until the next change; an infinite one is left blank.
         s_kb = np.where(finite, s / 1000.0, np.nan)
@@ -506,7 +520,17 @@ def plot_traces(
         )
     ax_w.set_ylabel("window (KB)")
     ax_w.set_title(f"flow {flow}: congestion window", fontsize="medium")
-    ax_w.set_ylim(bottom=0)
+    if capped:
+        top = float(v.max())
+        if finite.any():
+            top = max(top, float(np.nanmax(np.where(finite, s, np.nan))))
+        ax_w.set_ylim(0, 1.25 * top / 1000.0)
+        ax_w.set_title(
+            f"flow {flow}: window (cwnd grows above the receiver's window, off the scale)",
+            fontsize="medium",
+        )
+    else:
+        ax_w.set_ylim(bottom=0)
     ax_w.legend(loc="best", fontsize="small", framealpha=0.85)
 
     t_sent, seq_sent = _series(traces, "seq_sent", flow)

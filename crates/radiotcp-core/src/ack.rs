@@ -21,8 +21,8 @@ pub struct AckRateParams {
     pub alpha: f64,
     /// Round the id_timer expiry up to this TTI grid.
     pub tti: Option<Time>,
-    /// Release more than one ACK per event when the spacing allows (`AckRelease::WhileDue`).
-    pub while_due: bool,
+    /// What counts as an event and how many ACKs one may release.
+    pub release: AckRelease,
 }
 
 impl AckRateParams {
@@ -43,7 +43,7 @@ impl AckRateParams {
                 c.alpha
             },
             tti: c.sync_to_tti.then_some(tti),
-            while_due: c.release == AckRelease::WhileDue,
+            release: c.release,
         })
     }
 }
@@ -128,7 +128,7 @@ impl AckRateControl {
             let actual = self.ladt.map_or(Time::MAX, |l| now - l);
             if actual >= t_id {
                 self.send(now, out);
-                if !self.p.while_due {
+                if self.p.release != AckRelease::WhileDue {
                     break;
                 }
             } else {
@@ -146,6 +146,16 @@ impl AckRateControl {
         let mut out = Vec::new();
         self.buffer.push_back((now, pkt));
         self.process(now, bo, &mut out);
+        out
+    }
+
+    /// A TTI of the RLC begins: with `AckRelease::PerTti` it is an event of Fig. 4 (one ACK
+    /// may leave if the spacing allows); otherwise nothing happens.
+    pub fn on_tti(&mut self, now: Time, bo: f64) -> Vec<Packet> {
+        let mut out = Vec::new();
+        if self.p.release == AckRelease::PerTti {
+            self.process(now, bo, &mut out);
+        }
         out
     }
 
@@ -190,33 +200,47 @@ mod tests {
             maxd: 200 * ms,
             alpha,
             tti: None,
-            while_due: false,
+            release: AckRelease::OnePerEvent,
         })
     }
 
     #[test]
-    fn while_due_releases_the_backlog_when_bo_falls_below_minth() {
+    fn a_backlog_left_below_minth_drains_per_release_mode() {
         let ms = 1_000_000;
-        for while_due in [false, true] {
+        for release in [
+            AckRelease::OnePerEvent,
+            AckRelease::PerTti,
+            AckRelease::WhileDue,
+        ] {
             let mut c = ctrl(1.0);
-            c.p.while_due = while_due;
+            c.p.release = release;
             // A backlog of 5 at BO 30 (t_id 110 ms): the first leaves, four wait.
             let sent: usize = (0..5).map(|i| c.on_ack(0, ack(i), 30.0).len()).sum();
             assert_eq!(sent, 1);
             assert_eq!(c.queued(), 4);
             // BO falls to 5 (< minth): the timer expiry at 110 ms sends one ACK, then the
-            // tail sends the rest at once (while_due) or one more (literal Fig. 4).
+            // tail sends the rest at once (while_due) or one more (one per event).
             let t = c.poll_timeout().unwrap();
             assert_eq!(t, 110 * ms);
             let out = c.on_timeout(t, 5.0);
-            if while_due {
+            if release == AckRelease::WhileDue {
                 assert_eq!(out.len(), 4);
                 assert_eq!(c.queued(), 0);
+                continue;
+            }
+            assert_eq!(out.len(), 2);
+            assert_eq!(c.queued(), 2);
+            // No ACK arrives any more (the senders' windows are all held here). Literally,
+            // nothing else is an event and the backlog is stranded; with TTIs as events it
+            // drains one ACK per TTI.
+            let drained: Vec<usize> = (1..=3)
+                .map(|k| c.on_tti(t + k * 10 * ms, 5.0).len())
+                .collect();
+            if release == AckRelease::PerTti {
+                assert_eq!(drained, vec![1, 1, 0]);
+                assert_eq!(c.queued(), 0);
             } else {
-                assert_eq!(out.len(), 2);
-                assert_eq!(c.queued(), 2);
-                // Each later arrival then adds one and sends one: the backlog stands.
-                assert_eq!(c.on_ack(t + ms, ack(9), 5.0).len(), 1);
+                assert_eq!(drained, vec![0, 0, 0]);
                 assert_eq!(c.queued(), 2);
             }
         }

@@ -172,11 +172,15 @@ pub struct AckControlConfig {
 }
 
 /// Fig. 4 of the ACK rate paper runs its tail once per event, so at most one ACK leaves per
-/// event; whether that is meant literally decides what happens to a backlog.
+/// event; what counts as an event decides what happens to a backlog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AckRelease {
-    /// Literal: at most one ACK per event (plus the one a timer expiry sends).
+    /// The RLC's TTIs are events too: a backlog left when BO falls below minth drains one ACK
+    /// per TTI (the default).
+    PerTti,
+    /// Only ACK arrivals and id_timer expiries are events: a backlog can be stranded when no
+    /// ACK arrives (every window held in the ACK buffer), until a TCP timeout.
     OnePerEvent,
     /// Repeat the tail while the spacing allows: a backlog leaves at once when t_id = 0.
     WhileDue,
@@ -192,7 +196,7 @@ impl Default for AckControlConfig {
             maxd_ms: 500.0,
             alpha: 1.0,
             sync_to_tti: false,
-            release: AckRelease::OnePerEvent,
+            release: AckRelease::PerTti,
         }
     }
 }

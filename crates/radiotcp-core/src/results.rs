@@ -178,6 +178,9 @@ pub struct Traces {
     pub buffer: Trace,
     /// id = flow, value = the sender's retransmission timeout in ms, on every change.
     pub rto: Trace,
+    /// id = flow, value = min(cwnd, advertised window) in bytes, on every change: what the
+    /// sender may have in flight (cwnd alone keeps growing while the receiver limits it).
+    pub window: Trace,
     /// id = flow, value = the cumulative ACK number, at every ACK reaching the sender.
     pub ack_received: Trace,
     /// id = flow, value = cumulative cwnd reductions (fast retransmits + timeouts), on change.
@@ -190,7 +193,7 @@ pub struct Traces {
 
 impl Traces {
     /// The traces by name, consuming them (no copy on the way to Python).
-    pub fn into_named(self) -> [(&'static str, Trace); 12] {
+    pub fn into_named(self) -> [(&'static str, Trace); 13] {
         [
             ("cwnd", self.cwnd),
             ("ssthresh", self.ssthresh),
@@ -200,6 +203,7 @@ impl Traces {
             ("queue", self.queue),
             ("buffer", self.buffer),
             ("rto", self.rto),
+            ("window", self.window),
             ("ack_received", self.ack_received),
             ("cwnd_reductions", self.cwnd_reductions),
             ("delivered", self.delivered),

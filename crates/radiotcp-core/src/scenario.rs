@@ -275,6 +275,7 @@ struct Flow {
     ack_size: u32,
     /// Last cwnd/ssthresh written to the trace, to record changes only.
     traced: (u64, u64),
+    traced_window: u64,
     traced_rto: Time,
     traced_cuts: u64,
     /// One past the highest byte sent: a segment below it is a retransmission.
@@ -333,6 +334,7 @@ impl WiredScenario {
                     header_bytes: cfg.tcp.header_bytes,
                     ack_size: cfg.tcp.ack_size_bytes,
                     traced: (0, 0),
+                    traced_window: 0,
                     traced_rto: 0,
                     traced_cuts: 0,
                     high_sent: 0,
@@ -534,6 +536,12 @@ impl WiredScenario {
         }
         let next = now + b.tti;
         self.q.schedule(next, Event::Tti);
+        // A TTI is an event of the ACK rate control too (radio.ack_control.release).
+        let bo = b.rnc.buffer_occupancy() as f64;
+        let acks = b.ack_ctrl.as_mut().map(|c| c.on_tti(now, bo));
+        if let Some(acks) = acks.filter(|a| !a.is_empty()) {
+            self.forward_acks(now, acks);
+        }
         // CoDel drops at dequeue and MaxDAT discards, for the drop trace.
         for pkt in dropped {
             self.trace_drop(now, &pkt);
@@ -754,6 +762,11 @@ impl WiredScenario {
                 t.ssthresh.push(to_secs(now), f, ssthresh_value(cur.1));
             }
             fl.traced = cur;
+            let window = fl.sender.send_window();
+            if window != fl.traced_window {
+                t.window.push(to_secs(now), f, window as f64);
+                fl.traced_window = window;
+            }
             let rto = fl.sender.rto();
             if rto != fl.traced_rto {
                 t.rto.push(to_secs(now), f, to_millis(rto));

@@ -145,6 +145,10 @@ impl TcpSender {
     pub fn ssthresh(&self) -> u64 {
         self.ssthresh
     }
+    /// The window the sender may have outstanding: min(cwnd, the peer's advertised window).
+    pub fn send_window(&self) -> u64 {
+        self.cwnd.min(self.rwnd)
+    }
     pub fn snd_una(&self) -> u64 {
         self.snd_una
     }

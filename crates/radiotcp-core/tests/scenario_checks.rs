@@ -294,8 +294,8 @@ fn ack_rate_control_cuts_overflows_and_delay_in_the_4_flow_preset() {
         c.flows.start_jitter_s = 1.0;
         let a = &mut c.radio.as_mut().unwrap().ack_control;
         a.mode = mode;
-        a.minth_sdus = 20.0;
-        a.maxd_ms = 500.0;
+        a.minth_sdus = 0.0;
+        a.maxd_ms = 200.0;
         a.alpha = 0.5;
         let (mut over, mut delay, mut goodput) = (0.0, 0.0, 0.0f64);
         for i in 0..5 {
@@ -306,14 +306,14 @@ fn ack_rate_control_cuts_overflows_and_delay_in_the_4_flow_preset() {
         }
         (over, delay, goodput)
     };
-    // The claim: overflows fall substantially and so does the delay. Goodput is not
-    // asserted: with this configuration it moved from 285 to 254 kb/s over these 5 runs and
-    // from 279 to 281 over 10 other runs (docs/models/ack-control.md).
+    // The claim: overflows fall substantially and so does the delay, here with the
+    // best configuration of the `ackrate-maxd` recipe for 4 flows (docs/reproductions.md:
+    // 292 kb/s and 404 ms against drop-tail's 282 kb/s and 1146 ms over 20 runs).
     let (o_dt, d_dt, _) = stats(AckControlMode::None);
     let (o_ar, d_ar, _) = stats(AckControlMode::Rate);
     assert!(o_dt > 10.0, "drop-tail overflows {o_dt}");
     assert!(o_ar < 0.25 * o_dt, "overflows {o_dt} -> {o_ar}");
-    assert!(d_ar < 0.8 * d_dt, "delay {d_dt} -> {d_ar}");
+    assert!(d_ar < 0.6 * d_dt, "delay {d_dt} -> {d_ar}");
 }
 
 #[test]
