@@ -100,6 +100,17 @@ file = "to"
 kind = "ack_tid"
 curves = [{{ "radio.ack_control.mode" = "rate", "radio.ack_control.alpha" = 0.5 }}]
 file = "tid"
+[[figures]]
+kind = "trace_compare"
+traces = ["cwnd", "rto", "delivered"]
+panels = [{{ label = "red", "radio.buffer.discipline" = "red" }}, {{ "flows.count" = 2 }}]
+file = "cmp"
+[[figures]]
+kind = "trace_histogram"
+trace = "rto"
+runs = 1
+panels = [{{ "flows.count" = 1 }}]
+file = "hist"
 """
 
 
@@ -112,7 +123,7 @@ def test_recipe_with_baseline_tradeoff_and_tid(tmp_path):
         rep = reproduce(str(path), tmp_path / "out", store, jobs=1)
     assert len(rep.result.points()) == 4
     assert len(rep.baselines["dt"].points()) == 2
-    for name in ("gd", "to", "tid"):
+    for name in ("gd", "to", "tid", "cmp", "hist"):
         assert (tmp_path / "out" / f"{name}.png").stat().st_size > 5000
     report = (tmp_path / "out" / "report.md").read_text()
     assert "Baseline `dt`" in report

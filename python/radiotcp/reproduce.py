@@ -315,6 +315,14 @@ def _tid_figure(
 _TRACE_UNITS = {"rto": "TCP retransmission timeout RTO (ms)", "cwnd": "cwnd (bytes)"}
 
 
+def _panel(base: Any, common: Mapping[str, Any], entry: Mapping[str, Any]) -> tuple[str, str]:
+    """A `panels` entry of a figure: its label (given, or its settings) and the core JSON of
+    the base with the recipe's and the entry's settings."""
+    settings = {k: v for k, v in entry.items() if k != "label"}
+    label = entry.get("label") or ", ".join(f"{k} = {v}" for k, v in settings.items())
+    return str(label), to_core_json(load(base, {**common, **settings}))
+
+
 def _trace_histogram(base: Any, common: Mapping[str, Any], f: Figure) -> Any:
     """Histograms of one trace's values (all flows), one panel per settings table, pooled
     over runs 0..f.runs-1 of seed f.seed."""
@@ -322,17 +330,14 @@ def _trace_histogram(base: Any, common: Mapping[str, Any], f: Figure) -> Any:
 
     panels = []
     for entry in f.panels:
-        settings = {k: v for k, v in entry.items() if k != "label"}
-        cfg = load(base, {**common, **settings})
-        doc = to_core_json(cfg)
+        label, doc = _panel(base, common, entry)
         values: list[float] = []
         for r in range(f.runs):
             tr = _core.simulate(doc, f.seed, r, True)["traces"]
             if f.trace not in tr:
                 raise ConfigError(f"figures.{f.file}.trace", f.trace, f"one of {sorted(tr)}")
             values.extend(float(x) for x in tr[f.trace]["value"])
-        label = entry.get("label") or ", ".join(f"{k} = {v}" for k, v in settings.items())
-        panels.append((str(label), values))
+        panels.append((label, values))
     return plots.plot_histograms(panels, _TRACE_UNITS.get(f.trace, f.trace))
 
 
@@ -423,11 +428,8 @@ def reproduce(
         elif f.kind == "trace_compare":
             runs_traced = []
             for entry in f.panels:
-                settings = {k: v for k, v in entry.items() if k != "label"}
-                cfg = load(base, {**spec.set, **settings})
-                raw = _core.simulate(to_core_json(cfg), f.seed, 0, True)
-                label = entry.get("label") or ", ".join(f"{k} = {v}" for k, v in settings.items())
-                runs_traced.append((str(label), raw["traces"]))
+                label, doc = _panel(base, spec.set, entry)
+                runs_traced.append((label, _core.simulate(doc, f.seed, 0, True)["traces"]))
             fig = plots.plot_trace_compare(runs_traced, f.traces, flow=f.flow)
         else:
             assert f.x is not None and f.metric is not None
