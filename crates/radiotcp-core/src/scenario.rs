@@ -17,7 +17,7 @@ use crate::config::{
 };
 use crate::delay::VariableDelay;
 use crate::engine::{
-    millis, secs, stream, to_millis, to_secs, EventQueue, RngStream, Time, TimerSlot,
+    millis, secs, stream, to_millis, to_secs, EventQueue, RngStream, Time, TimerSlot, NS_PER_MS,
 };
 use crate::error::RunError;
 use crate::link::{Dir, DropReason, Enqueued, LinkDir, Packet, PacketKind};
@@ -977,11 +977,7 @@ impl WiredScenario {
             mrw_procedures: b.rnc.stats.mrw_sent,
             acks_delayed: b.ack_ctrl.as_ref().map_or(0, |c| c.stats.acks_delayed),
             ack_delay_mean_ms: b.ack_ctrl.as_ref().map_or(0.0, |c| {
-                if c.stats.acks_delayed == 0 {
-                    0.0
-                } else {
-                    c.stats.total_delay as f64 / c.stats.acks_delayed as f64 / 1e6
-                }
+                mean_wait_ms(c.stats.total_delay, c.stats.acks_delayed)
             }),
         });
         let rlp = self.rlp.as_mut().map(|l| {
@@ -1024,11 +1020,7 @@ impl WiredScenario {
                 replies_suppressed: st.replies_suppressed,
                 rtt_samples: st.rtt_samples,
                 acks_delayed: st.acks_delayed,
-                ack_delay_mean_ms: if st.acks_delayed == 0 {
-                    0.0
-                } else {
-                    st.total_ack_delay as f64 / st.acks_delayed as f64 / 1e6
-                },
+                ack_delay_mean_ms: mean_wait_ms(st.total_ack_delay, st.acks_delayed),
                 max_ack_queue: st.max_ack_queue as u64,
                 final_srtt_ms: b.ctrl.srtt().map_or(f64::NAN, to_millis),
             }
@@ -1102,6 +1094,15 @@ impl WiredScenario {
     }
 }
 
+/// Mean of `n` waits summing to `total` ns, in ms; 0 when nothing waited.
+fn mean_wait_ms(total: u128, n: u64) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        total as f64 / n as f64 / NS_PER_MS as f64
+    }
+}
+
 /// ssthresh for traces: the "arbitrarily high" initial value is shown as +inf.
 fn ssthresh_value(ssthresh: u64) -> f64 {
     if ssthresh >= crate::tcp::SSTHRESH_INFINITE {
@@ -1126,12 +1127,7 @@ fn delay_summary(d: &mut [Time]) -> (f64, f64, f64, f64) {
         let frac = pos - lo as f64;
         to_millis(d[lo]) * (1.0 - frac) + to_millis(d[hi]) * frac
     };
-    (
-        mean / crate::engine::NS_PER_MS as f64,
-        pct(0.50),
-        pct(0.95),
-        pct(0.99),
-    )
+    (mean / NS_PER_MS as f64, pct(0.50), pct(0.95), pct(0.99))
 }
 
 #[cfg(test)]
