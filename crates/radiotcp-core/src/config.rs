@@ -1161,13 +1161,6 @@ impl ScenarioConfig {
                 "the name of a link other than the first (the BS is the node before it), \
                  or \"\" for the last link",
             )?;
-            check(b.g > 0.0 && b.g <= 1.0, "bs_ack.g", b.g, "a gain in (0, 1]")?;
-            check(
-                b.dup_ack_thresh >= 1,
-                "bs_ack.dup_ack_thresh",
-                b.dup_ack_thresh,
-                "an integer >= 1",
-            )?;
             check(
                 b.pace_factor.is_finite() && b.pace_factor > 0.0 && b.pace_factor <= 1000.0,
                 "bs_ack.pace_factor",
@@ -1181,6 +1174,10 @@ impl ScenarioConfig {
                 duration_ms("bs_ack.max_ack_wait_ms", v)?;
             }
             duration_ms("bs_ack.reply_reset_after_ms", b.reply_reset_after_ms)?;
+            // g and dupAckThresh: the controller's own checks (the ones its constructor relies on).
+            if let Some(p) = b.params() {
+                p.validate()?;
+            }
         }
         if let Some(r) = &self.rlp {
             check(
