@@ -278,8 +278,6 @@ struct Flow {
     traced_window: u64,
     traced_rto: Time,
     traced_cuts: u64,
-    /// One past the highest byte sent: a segment below it is a retransmission.
-    high_sent: u64,
     spurious: SpuriousTracker,
     /// Fast retransmits, and timeouts that found cwnd above one segment.
     cwnd_reductions: u64,
@@ -337,7 +335,6 @@ impl WiredScenario {
                     traced_window: 0,
                     traced_rto: 0,
                     traced_cuts: 0,
-                    high_sent: 0,
                     spurious: SpuriousTracker::default(),
                     cwnd_reductions: 0,
                     duplicate_arrivals: 0,
@@ -736,13 +733,11 @@ impl WiredScenario {
             if let Some(t) = self.traces.as_mut() {
                 t.seq_sent.push(to_secs(now), f, seg.seq as f64);
             }
-            let fl = &mut self.flows[f as usize];
-            let end = seg.seq + seg.len as u64;
-            if end <= fl.high_sent {
+            if seg.retransmission {
+                let fl = &mut self.flows[f as usize];
                 let held = fl.receiver.has(seg.seq, seg.len);
                 fl.spurious.on_retransmit(now, seg.seq, held);
             }
-            fl.high_sent = fl.high_sent.max(end);
             self.send_on(now, 0, Dir::Data, pkt);
         }
         let fl = &mut self.flows[f as usize];
