@@ -44,6 +44,16 @@ def test_validate_show_config_is_toml():
     assert len(doc["links"]) == 2
 
 
+def test_show_config_includes_the_radio_section():
+    import tomllib
+
+    r = run_cli("validate", str(REPO / "scenarios" / "umts-384k.toml"), "--show-config")
+    assert r.returncode == 0, r.stderr
+    assert "[radio]" in r.stdout and "[radio.rlc]" in r.stdout and "[bs_ack]" in r.stdout
+    doc = tomllib.loads(r.stdout.split("OK:")[0])
+    assert doc["radio"]["downlink"]["fer"] == 0.1
+
+
 @pytest.mark.parametrize(
     ("args", "expected"),
     [

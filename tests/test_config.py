@@ -1,6 +1,7 @@
 import json
 import math
 import tomllib
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -86,6 +87,32 @@ def test_toml_dump_round_trips():
     cfg = load(None, ["flows.start_times_s=[0, 1.5]", "flows.count=2", "tcp.delack_count=1"])
     again = load(tomllib.loads(to_toml(cfg)))
     assert again == cfg
+
+
+PRESETS = sorted((Path(__file__).resolve().parent.parent / "scenarios").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", PRESETS, ids=lambda p: p.stem)
+def test_toml_dump_of_every_preset_round_trips(path):
+    cfg = load(path)
+    text = to_toml(cfg)
+    assert load(tomllib.loads(text)) == cfg
+    # Every section the resolved configuration has is written.
+    doc = tomllib.loads(text)
+    for section, value in to_dict(cfg).items():
+        assert (section in doc) == (value is not None), section
+
+
+def test_toml_dump_lists_unset_keys_and_writes_new_sections():
+    cfg = load(None, ["rlp={}", "links.1.variable_delay={}", "links.1.variable_delay.spikes=[{}]"])
+    text = to_toml(cfg)
+    assert text.startswith("# unset: ")
+    assert "tcp.initial_ssthresh_bytes" in text.split("\n\n")[0]
+    doc = tomllib.loads(text)
+    assert doc["rlp"]["forward"]["fd_t"] == 0.1
+    assert "reverse" not in doc["rlp"]
+    assert doc["links"][1]["variable_delay"]["spikes"][0]["stall"] is False
+    assert load(doc) == cfg
 
 
 # --- user errors: one clear line per problem ----------------------------------------------
@@ -269,3 +296,44 @@ def test_nan_is_not_accepted_for_positive_rate():
     (p,) = problems(None, ["links.0.rate_kbps=nan"])
     assert p.key == "links.0.rate_kbps"
     assert math.isnan(float(p.value))
+
+
+# --- values the core would reject ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("overrides", "key"),
+    [
+        (["rlp={}", "rlp.slot_ms=1e-12"], "rlp.slot_ms"),
+        (["rlp={}", "rlp.t_abort_ms=4e-7"], "rlp.t_abort_ms"),
+        (["bs_ack.max_ack_wait_ms=1e-9"], "bs_ack.max_ack_wait_ms"),
+        (
+            ["links.1.variable_delay={}", "links.1.variable_delay.spikes=[{duration_s=1e-12}]"],
+            "links.1.variable_delay.spikes.0.duration_s",
+        ),
+    ],
+)
+def test_durations_that_round_to_zero_ns_are_rejected(overrides, key):
+    (p,) = problems(None, overrides)
+    assert p.key == key
+    assert "at least 1 ns" in p.allowed
+
+
+def test_smallest_duration_the_core_takes_is_accepted():
+    cfg = load(None, ["rlp={}", "rlp.slot_ms=5e-7"])
+    _core.check_config(to_core_json(cfg))
+
+
+def test_delay_trace_is_read_from_toml_arrays():
+    text = """
+[[links]]
+name = "wan"
+[links.variable_delay]
+process = "trace"
+trace = [[0, 190.0], [2.5, 400.0]]
+"""
+    cfg = load(tomllib.loads(text))
+    assert cfg.links[0].variable_delay.trace == [[0.0, 190.0], [2.5, 400.0]]
+    _core.check_config(to_core_json(cfg))
+    (p,) = problems(tomllib.loads(text.replace("[2.5, 400.0]", "[2.5, 400.0, 1.0]")))
+    assert p.key == "links.0.variable_delay.trace.1"

@@ -20,5 +20,15 @@ def simulate_metrics(config_json: str, seed: int, run_index: int) -> tuple[str, 
 def default_config_json() -> str:
     """JSON of the core's default configuration (the wired-384k preset with one flow)."""
 
+def default_section_json(name: str) -> str:
+    """JSON of the Rust ``Default`` of one configuration section type, by name: "scenario",
+    "simulation", "tcp", "flows", "link", "queue", "variable_delay", "delay_level", "spike",
+    "radio", "channel", "rlc", "buffer", "red", "sbd", "codel", "pie", "ack_control", "rlp" or
+    "bs_ack". Raises ``ValueError`` for another name."""
+
+def check_config(config_json: str) -> None:
+    """Parse and validate a resolved configuration (JSON) as :func:`simulate` does, without
+    running it. Raises ``radiotcp.ConfigError`` naming the first problem."""
+
 def version() -> str:
     """Version of the Rust core crate."""

@@ -245,7 +245,7 @@ def _resolve(args: argparse.Namespace) -> ScenarioConfig:
 def cmd_validate(args: argparse.Namespace, out: Console, err: Console) -> int:
     cfg = _resolve(args)
     if args.show_config:
-        out.print(to_toml(cfg), markup=False, highlight=False)
+        out.print(to_toml(cfg), markup=False, highlight=False, soft_wrap=True)
     out.print(
         f"OK: {args.scenario} ({cfg.flows.count} flow{'s' if cfg.flows.count != 1 else ''}, "
         f"{len(cfg.links)} link{'s' if len(cfg.links) != 1 else ''}, "
@@ -263,7 +263,7 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise ConfigError("--seed", str(args.seed), "an integer in [0, 2**64)")
     cfg = _resolve(args)
     if args.show_config and not args.json:
-        out.print(to_toml(cfg), markup=False, highlight=False)
+        out.print(to_toml(cfg), markup=False, highlight=False, soft_wrap=True)
 
     want_traces = args.traces is not None
     if args.runs > 1:

@@ -21,24 +21,30 @@ import itertools
 import json
 import math
 import re
+import textwrap
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+import tomli_w
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
 from .errors import ConfigError
 
 __all__ = [
+    "AccessConfig",
     "ConfigError",
     "FlowsConfig",
     "LinkConfig",
     "QueueConfig",
+    "RlpConfig",
     "ScenarioConfig",
     "SimulationConfig",
     "TcpConfig",
+    "UmtsConfig",
+    "WiredAccess",
     "apply_overrides",
     "load",
     "load_toml",
@@ -57,6 +63,32 @@ U64_MAX = 2**64 - 1
 PosFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Probability = Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)]
+
+
+def _at_least_1ns(ns_per_unit: float, unit: str) -> AfterValidator:
+    """A positive duration the core can schedule: at least 1 ns once rounded to the
+    nanosecond, as the core rounds it (a zero-length slot or timer would stall the run)."""
+    smallest = 0.5 / ns_per_unit
+
+    def check(v: float) -> float:
+        # The core's arithmetic: milliseconds x 1e6 (seconds: x 1000, then x 1e6), rounded.
+        ns = v * 1000.0 * 1e6 if unit == "s" else v * 1e6
+        if not ns >= 0.5:
+            raise PydanticCustomError(
+                "radiotcp_value",
+                "{allowed}",
+                {"allowed": f"a duration of at least 1 ns once rounded (>= {smallest:g} {unit})"},
+            )
+        return v
+
+    return AfterValidator(check)
+
+
+# A timer or slot length: > 0 and not rounded to 0 ns by the core.
+DurationMs = Annotated[PosFloat, _at_least_1ns(1e6, "ms")]
+DurationS = Annotated[PosFloat, _at_least_1ns(1e9, "s")]
+# A [from_s, delay_ms] point of a delay trace (a TOML array of two numbers).
+TracePoint = Annotated[list[NonNegFloat], Field(min_length=2, max_length=2)]
 
 
 class _Model(BaseModel):
@@ -235,7 +267,7 @@ class DelayLevelConfig(_Model):
     """One level of a Markov-modulated delay."""
 
     delay_ms: NonNegFloat = Field(190.0, description="One-way delay at this level, ms.")
-    mean_sojourn_ms: PosFloat = Field(
+    mean_sojourn_ms: DurationMs = Field(
         1000.0, description="Mean time the chain stays at this level, ms (exponential)."
     )
 
@@ -245,7 +277,7 @@ class SpikeConfig(_Model):
     disconnection)."""
 
     start_s: NonNegFloat = Field(5.0, description="Start of the spike, s.")
-    duration_s: PosFloat = Field(6.0, description="Length of the spike, s.")
+    duration_s: DurationS = Field(6.0, description="Length of the spike, s.")
     extra_ms: NonNegFloat = Field(
         0.0, description="Delay added to packets sent during the spike, ms."
     )
@@ -275,7 +307,7 @@ class VariableDelayConfig(_Model):
         description="markov: delay levels; the chain jumps to another level, uniformly, after "
         "an exponential sojourn.",
     )
-    trace: list[tuple[NonNegFloat, NonNegFloat]] = Field(
+    trace: list[TracePoint] = Field(
         default_factory=list,
         description="trace: [from_s, delay_ms] points, times increasing; a step function.",
     )
@@ -331,13 +363,13 @@ class BsAckConfig(_Model):
         "pace_factor x sRTT.",
     )
     pace_factor: PosFloat = Field(0.5, le=1000.0, description="Multiplies the pacing interval.")
-    initial_srtt_ms: PosFloat | None = Field(
+    initial_srtt_ms: DurationMs | None = Field(
         None, description="sRTT before the first sample; unset: from the first sample."
     )
-    max_ack_wait_ms: PosFloat | None = Field(
+    max_ack_wait_ms: DurationMs | None = Field(
         None, description="Longest an ACK may wait in the BS queue; unset: no bound."
     )
-    reply_reset_after_ms: PosFloat = Field(
+    reply_reset_after_ms: DurationMs = Field(
         1000.0,
         description="A BS reply that would be the third consecutive duplicate is withheld "
         "unless no ACK went to the flow for this long.",
@@ -531,10 +563,18 @@ class AckControlConfig(_Model):
         return self
 
 
-class RadioConfig(_Model):
-    """A UMTS dedicated channel with RLC AM between the end of the wired chain (the RNC) and
-    the client (the UE). Defaults: the papers' Table 1 (384 kbit/s, FER 10%, f_dT 0.01)."""
+class WiredAccess(_Model):
+    """``access.kind = "wired"``: the last link reaches the client directly."""
 
+    kind: Literal["wired"] = Field("wired", description="The access network: 'wired'.")
+
+
+class UmtsConfig(_Model):
+    """``access.kind = "umts"``: a UMTS dedicated channel with RLC AM between the end of the
+    wired chain (the RNC) and the client (the UE). Defaults: the papers' Table 1 (384 kbit/s,
+    FER 10%, f_dT 0.01)."""
+
+    kind: Literal["umts"] = Field("umts", description="The access network: 'umts'.")
     tti_ms: PosFloat = Field(10.0, description="Transmission time interval, ms.")
     pdus_per_tti: int = Field(
         12, ge=1, le=U32_MAX, description="PDUs per TTI and direction (12 at 384 kbit/s)."
@@ -564,7 +604,7 @@ class RadioConfig(_Model):
     )
 
     @model_validator(mode="after")
-    def _li_fits(self) -> RadioConfig:
+    def _li_fits(self) -> UmtsConfig:
         if self.pdu_payload_bytes <= self.li_bytes:
             raise _constraint(
                 "pdu_payload_bytes", self.pdu_payload_bytes, "more octets than li_bytes"
@@ -573,13 +613,14 @@ class RadioConfig(_Model):
 
 
 class RlpConfig(_Model):
-    """An IS-707 RLP link (NAK-based ARQ over 20 ms frames; docs/models/rlp.md) between the
-    end of the wired chain (the Internet access point, IAP) and the client (the mobile host).
-    Defaults: Rate Set 1 at 9600 bit/s, IS-707's two retransmission cycles, and 3 idle frames
-    after the data runs out (plain IS-707 as in the paper's reference [5] sends none; its
-    reference [6] shows why a few help)."""
+    """``access.kind = "rlp"``: an IS-707 RLP link (NAK-based ARQ over 20 ms frames;
+    docs/models/rlp.md) between the end of the wired chain (the Internet access point, IAP)
+    and the client (the mobile host). Defaults: Rate Set 1 at 9600 bit/s, IS-707's two
+    retransmission cycles, and 3 idle frames after the data runs out (plain IS-707 as in the
+    paper's reference [5] sends none; its reference [6] shows why a few help)."""
 
-    slot_ms: PosFloat = Field(20.0, description="Radio frame period, ms (20 in IS-707).")
+    kind: Literal["rlp"] = Field("rlp", description="The access network: 'rlp'.")
+    slot_ms: DurationMs = Field(20.0, description="Radio frame period, ms (20 in IS-707).")
     frame_payload_bytes: int = Field(
         19,
         ge=1,
@@ -605,8 +646,8 @@ class RlpConfig(_Model):
         description="Retransmission cycles: round i sends i NAKs; rounds 1..n-1 end with the "
         "NAK retransmission timer, round n with the abort timer (IS-707: 2).",
     )
-    t_ret_ms: PosFloat = Field(200.0, description="NAK retransmission timer, ms.")
-    t_abort_ms: PosFloat = Field(200.0, description="NAK abort timer, ms.")
+    t_ret_ms: DurationMs = Field(200.0, description="NAK retransmission timer, ms.")
+    t_abort_ms: DurationMs = Field(200.0, description="NAK abort timer, ms.")
     idle_frames: int = Field(
         3,
         ge=0,
@@ -629,6 +670,15 @@ class RlpConfig(_Model):
         description="Reverse channel (ACKs and NAKs); unset = the forward parameters with an "
         "independent chain.",
     )
+
+
+# The name the models of radiotcp 0.2 used for the UMTS table (`[radio]`).
+RadioConfig = UmtsConfig
+
+AccessConfig = Annotated[WiredAccess | UmtsConfig | RlpConfig, Field(discriminator="kind")]
+
+# Tables of radiotcp 0.2 files that are now `access` with a kind (read as such).
+LEGACY_ACCESS = {"radio": "umts", "rlp": "rlp"}
 
 
 def _default_links() -> list[LinkConfig]:
@@ -654,17 +704,13 @@ class ScenarioConfig(_Model):
         default_factory=_default_links,
         min_length=1,
         description="The wired chain from the server (index 0) to the client (last index), "
-        "or to the RNC when `radio` is set.",
+        "or to the access node (RNC, IAP) when `access` is a radio link.",
     )
-    radio: RadioConfig | None = Field(
-        None,
-        description="A UMTS radio bearer (RLC AM over a fading channel) between the end of the "
-        "wired chain and the client; unset = wired only.",
-    )
-    rlp: RlpConfig | None = Field(
-        None,
-        description="An IS-707 RLP link between the end of the wired chain and the client "
-        "(instead of `radio`); unset = none.",
+    access: AccessConfig = Field(
+        default_factory=WiredAccess,
+        description="What joins the end of the wired chain to the client: kind = 'wired' (the "
+        "last link reaches it), 'umts' (a UMTS bearer with RLC AM) or 'rlp' (an IS-707 RLP "
+        "link). The other keys of the table are those of its kind.",
     )
     bs_ack: BsAckConfig = Field(
         default_factory=BsAckConfig, description="The base-station ACK controller."
@@ -672,8 +718,6 @@ class ScenarioConfig(_Model):
 
     @model_validator(mode="after")
     def _links_consistent(self) -> ScenarioConfig:
-        if self.radio is not None and self.rlp is not None:
-            raise _constraint("rlp", "set", "unset when radio is set (one radio link per path)")
         if self.bs_ack.enabled:
             names = [link.name for link in self.links]
             idx = len(names) - 1 if self.bs_ack.link == "" else None
@@ -742,27 +786,96 @@ def _allowed_keys(cls: type[BaseModel], prefix: str) -> str:
     return ", ".join(f"{prefix}{k}" if prefix else k for k in cls.model_fields)
 
 
-def _model_at(loc: Sequence[Any]) -> type[BaseModel] | None:
-    """The model class reached by following ``loc`` from ScenarioConfig (None if not a model)."""
+def _variants(ann: Any) -> dict[str, type[BaseModel]]:
+    """The models of a tagged choice by their ``kind`` (empty if ``ann`` is not one)."""
+    out: dict[str, type[BaseModel]] = {}
+    for a in get_args(ann):
+        if isinstance(a, type) and issubclass(a, BaseModel) and "kind" in a.model_fields:
+            out[str(a.model_fields["kind"].default)] = a
+    return out
+
+
+def _field_ann(cls: type[BaseModel], name: str) -> Any:
+    ann = cls.model_fields[name].annotation
+    # Annotated[Union[...], Field(discriminator=...)] keeps the union as the annotation.
+    return ann
+
+
+def _model_at(loc: Sequence[Any], kinds: Mapping[str, str] | None = None) -> type[BaseModel] | None:
+    """The model class reached by following ``loc`` from ScenarioConfig (None if not a model).
+
+    A tagged choice (``access``) resolves by the tag that follows it in ``loc`` (pydantic's
+    error locations) or, failing that, by ``kinds[path]``.
+    """
     cls: Any = ScenarioConfig
-    for part in loc:
+    parts = list(loc)
+    i = 0
+    path: list[str] = []
+    while i < len(parts):
+        part = parts[i]
+        i += 1
         if isinstance(part, int):
+            path.append(str(part))
             continue  # list element: keep the element model found below
         if (
             not (isinstance(cls, type) and issubclass(cls, BaseModel))
             or part not in cls.model_fields
         ):
             return None
-        ann = cls.model_fields[part].annotation
+        path.append(str(part))
+        ann = _field_ann(cls, part)
+        variants = _variants(ann)
+        if variants:
+            if i < len(parts) and parts[i] in variants:
+                cls = variants[str(parts[i])]
+                i += 1
+            else:
+                kind = (kinds or {}).get(".".join(path))
+                cls = variants.get(kind) if kind is not None else None
+                if cls is None:
+                    return None
+            continue
         _kind, sub = _sub_model(ann)
         cls = sub if sub is not None else ann
     return cls if isinstance(cls, type) and issubclass(cls, BaseModel) else None
 
 
-def _unknown_key(path: str, value: Any, parent: Sequence[Any], name: str) -> ConfigError:
+def _strip_tags(loc: Sequence[Any]) -> list[Any]:
+    """pydantic's error location without the tags of tagged choices (``access.umts.x`` is
+    the key ``access.x``)."""
+    out: list[Any] = []
+    cls: Any = ScenarioConfig
+    parts = list(loc)
+    i = 0
+    while i < len(parts):
+        part = parts[i]
+        out.append(part)
+        i += 1
+        if isinstance(part, int) or not (
+            isinstance(cls, type) and issubclass(cls, BaseModel) and part in cls.model_fields
+        ):
+            continue
+        ann = _field_ann(cls, part)
+        variants = _variants(ann)
+        if variants and i < len(parts) and parts[i] in variants:
+            cls = variants[str(parts[i])]
+            i += 1
+            continue
+        _kind, sub = _sub_model(ann)
+        cls = sub if sub is not None else ann
+    return out
+
+
+def _unknown_key(
+    path: str,
+    value: Any,
+    parent: Sequence[Any],
+    name: str,
+    kinds: Mapping[str, str] | None = None,
+) -> ConfigError:
     """An unknown key ``name`` under ``parent``: list the known keys, suggest the closest."""
-    cls = _model_at(parent)
-    where = ".".join(str(p) for p in parent)
+    cls = _model_at(parent, kinds)
+    where = ".".join(str(p) for p in _strip_tags(parent))
     prefix = where + "." if where else ""
     if cls is None:
         return ConfigError(path, format_value(value), "expected a known key", unknown_key=True)
@@ -770,6 +883,8 @@ def _unknown_key(path: str, value: Any, parent: Sequence[Any], name: str) -> Con
     close = difflib.get_close_matches(name, keys, n=1)
     hint = f"did you mean {prefix}{close[0]}? " if close else ""
     scope = f"under {where}" if where else "at the top level"
+    if "kind" in cls.model_fields:
+        scope += f" (kind = {format_value(cls.model_fields['kind'].default)})"
     return ConfigError(
         path,
         format_value(value),
@@ -779,7 +894,8 @@ def _unknown_key(path: str, value: Any, parent: Sequence[Any], name: str) -> Con
 
 
 def _problem_from_pydantic(err: Mapping[str, Any]) -> ConfigError:
-    loc = [p for p in err["loc"]]
+    raw_loc = list(err["loc"])
+    loc = _strip_tags(raw_loc)
     ctx = err.get("ctx") or {}
     etype = err["type"]
     value = err.get("input")
@@ -788,7 +904,11 @@ def _problem_from_pydantic(err: Mapping[str, Any]) -> ConfigError:
         return ConfigError(path, format_value(ctx["value"]), ctx["allowed"])
     path = ".".join(str(p) for p in loc) or "<document>"
     if etype == "extra_forbidden":
-        return _unknown_key(path, value, loc[:-1], str(loc[-1]))
+        return _unknown_key(path, value, raw_loc[:-1], str(raw_loc[-1]))
+    if etype in ("union_tag_invalid", "union_tag_not_found"):
+        tags = ctx.get("expected_tags") or "'wired', 'umts', 'rlp'"
+        got = ctx.get("tag", value.get("kind") if isinstance(value, Mapping) else value)
+        return ConfigError(f"{path}.kind", format_value(got), f"one of {tags}")
     simple = {
         "float_type": "a number",
         "float_parsing": "a number",
@@ -805,6 +925,8 @@ def _problem_from_pydantic(err: Mapping[str, Any]) -> ConfigError:
     }
     if etype in simple:
         allowed = simple[etype]
+    elif etype == "radiotcp_value":
+        allowed = ctx["allowed"]
     elif etype == "greater_than":
         allowed = f"a number > {_num(ctx['gt'])}"
     elif etype == "greater_than_equal":
@@ -881,9 +1003,18 @@ def fill_defaults(raw: Mapping[str, Any], cls: type[BaseModel] = ScenarioConfig)
     out = dict(raw)
     for name, f in cls.model_fields.items():
         kind, sub = _sub_model(f.annotation)
+        variants = _variants(f.annotation)
         if name in raw:
             v = raw[name]
-            if kind == "model" and isinstance(v, Mapping):
+            if variants and isinstance(v, Mapping):
+                # A tagged choice: the defaults of the chosen kind (an unknown kind is left
+                # for validation to report).
+                default_kind = f.get_default(call_default_factory=True).kind
+                chosen = variants.get(str(v.get("kind", default_kind)))
+                if chosen is not None:
+                    tag = chosen.model_fields["kind"].default
+                    out[name] = fill_defaults({"kind": tag, **v}, chosen)
+            elif kind == "model" and isinstance(v, Mapping):
                 out[name] = fill_defaults(v, sub)  # type: ignore[arg-type]
             elif kind == "list" and isinstance(v, list):
                 out[name] = [
@@ -932,8 +1063,14 @@ def _set_path(doc: dict[str, Any], key: str, value: Any) -> None:
         if isinstance(node, dict):
             if part not in node:
                 parent = [int(p) if p.isdigit() else p for p in parts[:depth]]
-                raise _unknown_key(key, value, parent, part)
-            if last:
+                kinds = {here: str(node["kind"])} if "kind" in node else None
+                raise _unknown_key(key, value, parent, part, kinds)
+            if last and part == "kind" and "kind" in node and node["kind"] != value:
+                # A new kind of a tagged choice starts from that kind's defaults (the keys of
+                # the old kind mean nothing to it).
+                node.clear()
+                node["kind"] = value
+            elif last:
                 node[part] = value
             else:
                 node = node[part]
@@ -954,11 +1091,53 @@ def _set_path(doc: dict[str, Any], key: str, value: Any) -> None:
             raise ConfigError(key, format_value(value), f"{here} is not a table", unknown_key=True)
 
 
+def _legacy_access(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[ConfigError]]:
+    """Read the ``[radio]`` and ``[rlp]`` tables of radiotcp 0.2 files as ``access`` with
+    ``kind = "umts"`` / ``"rlp"``; both, or either beside ``access``, is an error."""
+    doc = dict(raw)
+    found = [k for k in LEGACY_ACCESS if k in doc]
+    if not found:
+        return doc, []
+    if len(found) > 1 or "access" in doc:
+        clash = [*found, *(["access"] if "access" in doc else [])]
+        return doc, [
+            ConfigError(
+                clash[-1],
+                "set",
+                f"one access table: {' and '.join(clash)} are all set "
+                "(the [radio] and [rlp] tables of 0.2 files are now access.kind = umts / rlp)",
+            )
+        ]
+    name = found[0]
+    table = doc.pop(name)
+    if table is None:
+        return doc, []
+    if not isinstance(table, Mapping):
+        return doc, [ConfigError(name, format_value(table), "a table")]
+    doc["access"] = {"kind": LEGACY_ACCESS[name], **table}
+    return doc, []
+
+
+def _legacy_key(key: str, value: Any) -> tuple[str, Any]:
+    """``radio.x`` / ``rlp.x`` (0.2 key paths) are ``access.x``; a whole ``radio`` / ``rlp``
+    table is an ``access`` table of that kind."""
+    head, _, rest = key.partition(".")
+    if head not in LEGACY_ACCESS:
+        return key, value
+    if rest:
+        return f"access.{rest}", value
+    if value is None:
+        return "access", {"kind": "wired"}
+    if isinstance(value, Mapping):
+        return "access", {"kind": LEGACY_ACCESS[head], **value}
+    return key, value
+
+
 def _apply(
     raw: Mapping[str, Any], overrides: Sequence[str] | Mapping[str, Any] | None
 ) -> tuple[dict[str, Any], list[ConfigError]]:
+    raw, problems = _legacy_access(raw)
     doc = fill_defaults(raw)
-    problems: list[ConfigError] = []
     if not overrides:
         return doc, problems
     items: list[tuple[str, Any]] = []
@@ -971,6 +1150,7 @@ def _apply(
             except ConfigError as e:
                 problems.extend(e.problems)
     for key, value in items:
+        key, value = _legacy_key(key, value)
         try:
             _set_path(doc, key, value)
         except ConfigError as e:
@@ -979,7 +1159,7 @@ def _apply(
         # A newly set table (e.g. a whole `links` list or `radio = {}`) gets its defaults
         # before a later override reaches into it; scalars need no refill (a sweep resolves
         # thousands of points, each with several scalar overrides).
-        if isinstance(value, Mapping | list):
+        if isinstance(value, Mapping | list) or key.endswith(".kind"):
             doc = fill_defaults(doc)
     return doc, problems
 
@@ -1071,34 +1251,35 @@ def to_core_json(cfg: ScenarioConfig) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def _toml_scalar(v: Any) -> str:
-    if isinstance(v, list):
-        return "[" + ", ".join(_toml_scalar(x) for x in v) + "]"
-    return format_value(v)
+def _without_unset(v: Any, path: str, unset: list[str]) -> Any:
+    """``v`` with every None (an unset optional key, which TOML cannot write) left out; the
+    dotted paths of the left-out keys are appended to ``unset``."""
+    if isinstance(v, Mapping):
+        out: dict[str, Any] = {}
+        for k, x in v.items():
+            here = f"{path}.{k}" if path else str(k)
+            if x is None:
+                unset.append(here)
+            else:
+                out[str(k)] = _without_unset(x, here, unset)
+        return out
+    if isinstance(v, list | tuple):
+        return [_without_unset(x, f"{path}.{i}", unset) for i, x in enumerate(v)]
+    return v
 
 
 def to_toml(cfg: ScenarioConfig) -> str:
-    """The resolved configuration as a TOML document (unset optional keys as comments)."""
-    d = to_dict(cfg)
-    lines: list[str] = []
+    """The resolved configuration as a TOML document (every section, whatever the model has).
 
-    def table(header: str, body: Mapping[str, Any]) -> None:
-        lines.append(header)
-        subtables = []
-        for k, v in body.items():
-            if isinstance(v, Mapping):
-                subtables.append((k, v))
-            elif v is None:
-                lines.append(f"# {k} = (unset)")
-            else:
-                lines.append(f"{k} = {_toml_scalar(v)}")
-        lines.append("")
-        for k, v in subtables:
-            name = header.strip("[]")
-            table(f"[{name}.{k}]", v)
-
-    for section in ("simulation", "tcp", "flows"):
-        table(f"[{section}]", d[section])
-    for link in d["links"]:
-        table("[[links]]", link)
-    return "\n".join(lines).rstrip() + "\n"
+    Unset optional keys cannot be written in TOML; they are left out (loading the document
+    gives them their default, unset, again) and listed in a comment at the top.
+    """
+    unset: list[str] = []
+    doc = _without_unset(to_dict(cfg), "", unset)
+    head = ""
+    if unset:
+        wrapped = textwrap.wrap(
+            "unset: " + ", ".join(unset), width=98, break_long_words=False, break_on_hyphens=False
+        )
+        head = "".join(f"# {line}\n" for line in wrapped) + "\n"
+    return head + tomli_w.dumps(doc)

@@ -15,7 +15,7 @@ import sys
 import types
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
@@ -69,6 +69,8 @@ def _model_list_item(ann: Any) -> type[BaseModel] | None:
 
 
 def _type_name(ann: Any) -> str:
+    if get_origin(ann) is Annotated:  # a constrained type (PosFloat, DurationMs, ...)
+        ann = get_args(ann)[0]
     if get_origin(ann) is Literal:
         return " / ".join(_format_default(v) for v in get_args(ann))
     if get_origin(ann) is list:

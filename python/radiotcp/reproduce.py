@@ -80,7 +80,7 @@ class Figure(BaseModel):
     curves: list[dict[str, Any]] = Field(
         default_factory=list,
         description="ack_tid: one curve per entry, each a table of settings (dotted keys, "
-        "e.g. radio.ack_control.alpha) applied to the sweep's base.",
+        "e.g. access.ack_control.alpha) applied to the sweep's base.",
     )
     set: dict[str, Any] = Field(
         default_factory=dict, description="traces: settings of the single traced run."
@@ -302,9 +302,13 @@ def _tid_figure(
     drawn = []
     for c in curves:
         cfg = load(base, {**common, **c})
-        if cfg.radio is None:
-            raise ConfigError("radio", "absent", "a scenario with a radio bearer for ack_tid")
-        ac = cfg.radio.ack_control
+        if cfg.access.kind != "umts":
+            raise ConfigError(
+                "access.kind",
+                cfg.access.kind,
+                "'umts' (a scenario with a radio bearer) for ack_tid",
+            )
+        ac = cfg.access.ack_control
         bo = [i / 10 for i in range(int(10 * ac.maxth_sdus) + 1)]
         t = _core.ack_t_id_ms(to_core_json(cfg), bo)
         name = ", ".join(f"{k.rsplit('.', 1)[-1]} = {v}" for k, v in c.items())

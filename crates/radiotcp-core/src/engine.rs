@@ -208,17 +208,41 @@ fn mix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Stream ids, one per random entity, fixed so that adding an entity never shifts another's
-/// draws. Flow i takes `FLOW_BASE + i`; link i takes `LINK_BASE + 2 * i + direction`.
+/// Random streams are keyed by (kind of entity, index, sub-stream): a flow's start jitter, a
+/// link direction's losses, a radio node's channels. Keys are fixed per entity, so adding an
+/// entity never shifts another's draws, and any number of entities fits.
 pub mod stream {
-    pub const FLOW_BASE: u64 = 0;
-    pub const LINK_BASE: u64 = 1_000_000;
-    /// Downlink channel; the uplink takes RADIO_BASE + 1.
-    pub const RADIO_BASE: u64 = 2_000_000;
-    /// IS-707 RLP forward channel; the reverse channel takes RLP_BASE + 1.
-    pub const RLP_BASE: u64 = 3_000_000;
-    /// Variable delay of link i, direction d: DELAY_BASE + 2 * i + d.
-    pub const DELAY_BASE: u64 = 4_000_000;
+    /// Who draws from a stream.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Kind {
+        /// Flow `index`: start jitter.
+        Flow,
+        /// Link `index`, sub-stream = direction (0 data, 1 ACK): random loss.
+        Link,
+        /// UMTS access node `index`: sub 0 downlink channel, 1 uplink channel, 2 the buffer
+        /// discipline (RED, PIE).
+        Umts,
+        /// IS-707 RLP access node `index`: sub 0 forward channel, 1 reverse channel.
+        Rlp,
+        /// Link `index`, sub-stream = direction: the variable delay process.
+        LinkDelay,
+    }
+
+    /// The stream id of `(kind, index, sub)`. The kinds above keep the numbering of radiotcp
+    /// 0.2 (a base per kind, 1e6 apart) so that results stay comparable across versions;
+    /// kinds added later (the LTE cell's UEs) take `code << 48 | index << 8 | sub`, which fits
+    /// 2^40 entities of 256 sub-streams each.
+    #[inline]
+    pub fn id(kind: Kind, index: u64, sub: u64) -> u64 {
+        debug_assert!(index < 100_000 && sub < 3, "legacy stream keys are bounded");
+        match kind {
+            Kind::Flow => index + sub,
+            Kind::Link => 1_000_000 + 2 * index + sub,
+            Kind::Umts => 2_000_000 + 3 * index + sub,
+            Kind::Rlp => 3_000_000 + 2 * index + sub,
+            Kind::LinkDelay => 4_000_000 + 2 * index + sub,
+        }
+    }
 }
 
 /// A random stream owned by one entity, derived from (seed, run index, stream id) with a PCG

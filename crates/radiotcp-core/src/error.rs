@@ -53,3 +53,44 @@ impl From<ConfigError> for RunError {
         RunError::Config(e)
     }
 }
+
+/// An entity parameter out of its domain, named by the entity's own field (`g`,
+/// `levels.2.mean_sojourn`): entities know nothing of the configuration's key paths, and the
+/// configuration layer adds them ([`ParamError::at`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamError {
+    pub field: String,
+    pub value: String,
+    pub allowed: String,
+}
+
+impl ParamError {
+    pub fn new(field: impl Into<String>, value: impl ToString, allowed: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            value: value.to_string(),
+            allowed: allowed.into(),
+        }
+    }
+
+    /// The same problem as a [`ConfigError`] under the key path `prefix`.
+    pub fn at(self, prefix: &str) -> ConfigError {
+        ConfigError {
+            key: format!("{prefix}.{}", self.field),
+            value: self.value,
+            allowed: self.allowed,
+        }
+    }
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} = {}: expected {}",
+            self.field, self.value, self.allowed
+        )
+    }
+}
+
+impl std::error::Error for ParamError {}

@@ -1,28 +1,33 @@
 //! radiotcp-core: a packet-level discrete-event simulator of TCP over wired and (later) radio
 //! links. Pure Rust, no Python; the `radiotcp-py` crate is a thin binding over [`run`].
 //!
-//! Layout follows the layers of `docs/design.md`: [`engine`] (time, event queue, timers, RNG
-//! streams), [`tcp`] (sans-IO sender and receiver), [`link`] (wired links and queues),
-//! [`scenario`] (builds a topology from a [`ScenarioConfig`] and drives it), [`results`].
+//! Layout follows the layers of `docs/design.md`. Entities, sans-IO: [`tcp`], [`link`]
+//! (wired link directions, delay processes), [`queue`] (buffer disciplines), [`ack`] (ACK
+//! policies), [`radio`] (channels, RLC AM, RLP). Wiring: [`packet`], [`node`] (the drivers of
+//! each node kind), [`topology`] (nodes, links, routes, built from a [`ScenarioConfig`]),
+//! [`sim`] (the event loop), [`probe`] (traces and oracles). Around them: [`engine`] (time,
+//! event queue, timers, RNG streams), [`config`], [`results`], [`metrics`].
 
 pub mod ack;
-pub mod bs_ack;
 pub mod config;
-pub mod delay;
 pub mod engine;
 pub mod error;
+pub mod flatten;
 pub mod link;
 pub mod metrics;
+pub mod node;
+pub mod packet;
+pub mod probe;
 pub mod queue;
 pub mod radio;
 pub mod results;
-pub mod scenario;
-pub mod spurious;
+pub mod sim;
 pub mod tcp;
+pub mod topology;
 
 pub use config::ScenarioConfig;
-pub use error::{ConfigError, RunError};
-pub use results::{FlowStats, LinkStats, RunResult, Trace, Traces};
+pub use error::{ConfigError, ParamError, RunError};
+pub use results::{FlowMetrics, FlowStats, LinkStats, RunResult, Trace, Traces};
 
 /// Crate version, part of the results-store key.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -62,5 +67,5 @@ pub fn run_with_stop(
     stop: &mut dyn FnMut() -> bool,
 ) -> Result<RunResult, RunError> {
     cfg.validate()?;
-    scenario::WiredScenario::new(cfg, seed, run_index, opts).run(stop)
+    topology::build(cfg, seed, run_index, opts).run(stop)
 }

@@ -4,11 +4,39 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-/// Per-flow metrics over the measured interval `[warmup_s, duration_s]`.
+use crate::link::{Dir, DirStats, DropReason};
+
+/// One flow: its identity and its metrics.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FlowStats {
     pub flow: u32,
     pub start_s: f64,
+    /// Reported as `flows.<i>.<field>` (`metrics.rs`).
+    #[serde(flatten)]
+    pub m: FlowMetrics,
+}
+
+impl FlowStats {
+    /// A record with every metric at zero (NaN for the undefined ones) for the nodes to fill.
+    pub fn new(flow: u32) -> Self {
+        Self {
+            flow,
+            start_s: 0.0,
+            m: FlowMetrics {
+                delay_mean_ms: f64::NAN,
+                delay_p50_ms: f64::NAN,
+                delay_p95_ms: f64::NAN,
+                delay_p99_ms: f64::NAN,
+                final_srtt_ms: f64::NAN,
+                ..FlowMetrics::default()
+            },
+        }
+    }
+}
+
+/// Per-flow metrics over the measured interval `[warmup_s, duration_s]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct FlowMetrics {
     /// Payload bytes delivered in order to the receiving application in the measured interval.
     pub bytes_delivered: u64,
     /// bytes_delivered * 8 / measured interval, in kbit/s (1 kbit = 1000 bit).
@@ -26,7 +54,7 @@ pub struct FlowStats {
     pub fast_retransmits: u64,
     pub timeouts: u64,
     /// Retransmissions whose segment the receiver already held, or got (before or after the
-    /// retransmission) in a copy sent earlier: `spurious.rs`.
+    /// retransmission) in a copy sent earlier: `probe/spurious.rs`.
     pub spurious_retransmissions: u64,
     /// Timeouts whose oldest outstanding segment the receiver already held, or got in a copy
     /// sent before the timeout (a delay, not a loss); each backed-off timeout counts.
@@ -49,24 +77,51 @@ pub struct LinkStats {
     pub name: String,
     /// "data" (server -> client) or "ack" (client -> server).
     pub direction: &'static str,
+    /// Reported as `drops.<name>.<direction>.<reason>` and `links.<name>.<direction>.<field>`.
+    #[serde(flatten)]
+    pub m: LinkMetrics,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinkMetrics {
+    /// Drop reason -> count ("queue_full", "random_loss").
+    pub drops: BTreeMap<String, u64>,
     pub packets_sent: u64,
     pub bytes_sent: u64,
     pub max_queue_packets: u32,
-    /// Drop reason -> count ("queue_full", "random_loss").
-    pub drops: BTreeMap<String, u64>,
     /// With a variable delay: packets that overtook one sent earlier.
     pub reordered: Option<u64>,
 }
 
-/// The base-station ACK controller (when enabled).
+impl LinkStats {
+    pub fn new(link: u32, name: &str, dir: Dir, st: &DirStats, reordered: Option<u64>) -> Self {
+        Self {
+            link,
+            name: name.to_string(),
+            direction: dir.name(),
+            m: LinkMetrics {
+                drops: DropReason::ALL
+                    .iter()
+                    .map(|r| (r.name().to_string(), st.drops[*r as usize]))
+                    .collect(),
+                packets_sent: st.packets_sent,
+                bytes_sent: st.bytes_sent,
+                max_queue_packets: st.max_queue_packets,
+                reordered,
+            },
+        }
+    }
+}
+
+/// The base-station ACK controller (when enabled); `bs.<field>` and `drops.bs.<reason>`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BsAckResult {
     /// The BS -> MH link.
     pub link: String,
+    /// "already_acked": retransmissions of data the MH had acknowledged, dropped at the BS.
+    pub drops: BTreeMap<String, u64>,
     pub data_in: u64,
     pub data_forwarded: u64,
-    /// Retransmissions of data the MH had acknowledged, dropped at the BS.
-    pub data_dropped_already_acked: u64,
     pub acks_in: u64,
     /// ACKs that left the BS queue for the FH (generated replies are in `acks_generated`).
     pub acks_sent: u64,
@@ -85,16 +140,15 @@ pub struct BsAckResult {
     pub final_srtt_ms: f64,
 }
 
-/// The radio bearer (when the scenario has one).
+/// The radio bearer (when the scenario has one); `bearer.<field>` and `drops.bearer.<reason>`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BearerStats {
-    /// SDUs dropped at the per-user downlink buffer, by reason ("buffer_full").
+    /// SDUs dropped at the per-user downlink buffer, by reason ("buffer_full", ...), and
+    /// discarded by the RLC after MaxDAT ("rlc_maxdat").
     pub drops: BTreeMap<String, u64>,
-    /// SDUs the network-side RLC discarded after MaxDAT.
-    pub sdus_discarded_maxdat: u64,
-    pub max_buffer_sdus: u32,
     /// Time-average buffer occupancy over the measured interval, SDUs.
     pub mean_buffer_sdus: f64,
+    pub max_buffer_sdus: u32,
     pub dl_ttis_lost: u64,
     pub ul_ttis_lost: u64,
     pub dl_data_pdus_sent: u64,
@@ -110,18 +164,19 @@ pub struct BearerStats {
     pub ack_delay_mean_ms: f64,
 }
 
-/// The IS-707 RLP link (when the scenario has one). "Forward" is IAP -> mobile host.
+/// The IS-707 RLP link (when the scenario has one); `rlp.<field>` and `drops.rlp.<reason>`.
+/// "Forward" is IAP -> mobile host.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RlpLinkStats {
-    /// IP packets dropped at the full IAP buffer.
-    pub iap_drops: u64,
-    pub max_iap_packets: u32,
+    /// "iap_full": IP packets dropped at the full IAP buffer; "aborted": forward IP packets
+    /// lost because an aborted frame carried some of their octets.
+    pub drops: BTreeMap<String, u64>,
     /// Time-average IAP buffer occupancy over the measured interval, packets.
     pub mean_iap_packets: f64,
-    /// Slots (and their frames) lost on each channel, and the slots simulated.
-    pub fwd_slots_lost: u64,
-    pub rev_slots_lost: u64,
-    pub slots: u64,
+    pub max_iap_packets: u32,
+    /// Realised slot error rates of the two channels.
+    pub fwd_fer: f64,
+    pub rev_fer: f64,
     /// Forward direction (IAP sender, mobile receiver).
     pub fwd_data_frames: u64,
     pub fwd_retx_frames: u64,
@@ -131,8 +186,6 @@ pub struct RlpLinkStats {
     pub fwd_frames_recovered: u64,
     pub fwd_frames_aborted: u64,
     pub fwd_duplicates: u64,
-    /// IP packets lost because an aborted frame carried some of their octets.
-    pub fwd_packets_lost_to_abort: u64,
     /// Reverse direction (ACKs).
     pub rev_frames_aborted: u64,
     pub rev_packets_lost_to_abort: u64,

@@ -9,12 +9,14 @@
 //! dupAckThresh of 5 or 8 gives fewer fast retransmits than no controller.
 
 use proptest::prelude::*;
-use radiotcp_core::bs_ack::{BsAckController, BsAckParams, DataVerdict, PacingRule};
+use radiotcp_core::ack::{BsAckController, BsAckParams, DataVerdict, PacingRule};
 use radiotcp_core::config::{TcpConfig, TcpVariant};
-use radiotcp_core::delay::{DelayProcess, MarkovLevel, Spike, VariableDelay, VariableDelayParams};
 use radiotcp_core::engine::{millis, secs, tx_time, EventQueue, RngStream, Time, TimerSlot};
-use radiotcp_core::link::{Packet, PacketKind};
-use radiotcp_core::tcp::{Ack, ReceiverParams, SenderParams, TcpReceiver, TcpSender};
+use radiotcp_core::link::delay::{
+    DelayProcess, MarkovLevel, Spike, VariableDelay, VariableDelayParams,
+};
+use radiotcp_core::packet::{Packet, PacketKind};
+use radiotcp_core::tcp::{Ack, TcpReceiver, TcpSender};
 
 const MS: Time = 1_000_000;
 const MSS: u64 = 1000;
@@ -144,8 +146,8 @@ impl Net {
         };
         Self {
             q: EventQueue::new(),
-            snd: TcpSender::new(SenderParams::from_config(&cfg)),
-            rcv: TcpReceiver::new(ReceiverParams::from_config(&cfg)),
+            snd: TcpSender::new(radiotcp_core::config::sender_params(&cfg)),
+            rcv: TcpReceiver::new(radiotcp_core::config::receiver_params(&cfg)),
             bs: s.controller.clone().map(BsAckController::new),
             fh_bs: Hop::wired(5.0, 0.0, s.seed, 0),
             bs_mh: Hop::new(250.0, s.down.clone(), s.radio_loss, s.seed, 1),
@@ -175,6 +177,7 @@ impl Net {
             let p = Packet {
                 flow: 0,
                 kind: PacketKind::Data,
+                dst: 0,
                 seq: seg.seq,
                 len: seg.len,
                 size: seg.len + 40,
@@ -196,6 +199,7 @@ impl Net {
             let p = Packet {
                 flow: 0,
                 kind: PacketKind::Ack,
+                dst: 0,
                 seq: a.ack,
                 len: 0,
                 size: 40,

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use proptest::prelude::*;
 use radiotcp_core::engine::{millis, RngStream, Time};
-use radiotcp_core::link::{Packet, PacketKind};
+use radiotcp_core::packet::{Packet, PacketKind};
 use radiotcp_core::radio::rlc_am::{Pdu, RlcAmEntity, RlcAmParams};
 
 const TTI: Time = 10_000_000;
@@ -32,6 +32,7 @@ fn sdu(seq: u64, size: u32) -> Packet {
     Packet {
         flow: 0,
         kind: PacketKind::Data,
+        dst: 0,
         seq,
         len: size.saturating_sub(40),
         size,

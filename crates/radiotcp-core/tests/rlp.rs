@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use proptest::prelude::*;
 use radiotcp_core::engine::{millis, RngStream, Time};
-use radiotcp_core::link::{Packet, PacketKind};
+use radiotcp_core::packet::{Packet, PacketKind};
 use radiotcp_core::radio::rlp::{Frame, RlpEntity, RlpParams};
 
 const SLOT: Time = 20_000_000;
@@ -28,6 +28,7 @@ fn pkt(seq: u64, size: u32) -> Packet {
     Packet {
         flow: 0,
         kind: PacketKind::Data,
+        dst: 0,
         seq,
         len: size.saturating_sub(40),
         size,

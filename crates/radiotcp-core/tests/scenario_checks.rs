@@ -13,7 +13,7 @@ fn wired(rate_kbps: f64, flows: u32, duration_s: f64) -> ScenarioConfig {
 
 fn total_goodput(c: &ScenarioConfig, seed: u64, run_index: u64) -> f64 {
     let r = run(c, seed, run_index, &RunOptions::default()).expect("valid config");
-    r.flows.iter().map(|f| f.goodput_kbps).sum()
+    r.flows.iter().map(|f| f.m.goodput_kbps).sum()
 }
 
 #[test]
@@ -24,9 +24,9 @@ fn no_loss_large_buffer_goodput_within_2pct_of_payload_rate() {
     c.links[1].queue.limit_packets = 1000;
     c.simulation.warmup_s = 20.0;
     let r = run(&c, 1, 0, &RunOptions::default()).unwrap();
-    let drops: u64 = r.links.iter().flat_map(|l| l.drops.values()).sum();
+    let drops: u64 = r.links.iter().flat_map(|l| l.m.drops.values()).sum();
     assert_eq!(drops, 0);
-    let goodput: f64 = r.flows.iter().map(|f| f.goodput_kbps).sum();
+    let goodput: f64 = r.flows.iter().map(|f| f.m.goodput_kbps).sum();
     let bound = 384.0 * 1460.0 / 1500.0;
     assert!(
         goodput <= bound * 1.0001,
@@ -39,14 +39,14 @@ fn no_loss_large_buffer_goodput_within_2pct_of_payload_rate() {
 fn drop_tail_overflow_keeps_goodput_below_bound() {
     let c = wired(384.0, 4, 60.0);
     let r = run(&c, 3, 0, &RunOptions::default()).unwrap();
-    let goodput: f64 = r.flows.iter().map(|f| f.goodput_kbps).sum();
+    let goodput: f64 = r.flows.iter().map(|f| f.m.goodput_kbps).sum();
     let drops = r
         .links
         .iter()
         .find(|l| l.name == "access" && l.direction == "data")
         .unwrap();
     assert!(
-        drops.drops["queue_full"] > 0,
+        drops.m.drops["queue_full"] > 0,
         "4 flows x 64 KB must overflow 50 packets"
     );
     assert!(goodput <= 384.0 * 1460.0 / 1500.0);
@@ -111,8 +111,8 @@ fn traces_record_cwnd_sequence_and_queue() {
     let r = run(&c, 1, 0, &RunOptions { traces: true }).unwrap();
     let t = r.traces.expect("traces requested");
     let s = &r.flows[0];
-    assert_eq!(t.seq_sent.time_s.len() as u64, s.segments_sent);
-    assert!(t.seq_received.time_s.len() as u64 >= s.delay_samples);
+    assert_eq!(t.seq_sent.time_s.len() as u64, s.m.segments_sent);
+    assert!(t.seq_received.time_s.len() as u64 >= s.m.delay_samples);
     assert!(t.cwnd.value.iter().all(|&w| w >= 1460.0));
     assert!(t.queue.id.contains(&1), "the bottleneck queue is traced");
     assert!(t.cwnd.time_s.windows(2).all(|w| w[0] <= w[1]));
@@ -175,7 +175,7 @@ fn start_jitter_draws_per_run_and_differs_between_runs() {
 /// The papers' setting (Table 1): 1 Mb/s wired path with a 200 ms round trip, then the
 /// 384 kbit/s DCH with RLC AM, FER 10%, f_dT 0.01, a 50-SDU buffer.
 pub fn umts(flows: u32, duration_s: f64) -> ScenarioConfig {
-    use radiotcp_core::config::RadioConfig;
+    use radiotcp_core::config::{AccessConfig, UmtsConfig};
     let mut c = ScenarioConfig::default();
     c.tcp.variant = radiotcp_core::config::TcpVariant::Reno;
     c.flows.count = flows;
@@ -190,7 +190,7 @@ pub fn umts(flows: u32, duration_s: f64) -> ScenarioConfig {
         },
         ..LinkConfig::default()
     }];
-    c.radio = Some(RadioConfig::default());
+    c.access = AccessConfig::Umts(UmtsConfig::default());
     c
 }
 
@@ -205,12 +205,12 @@ fn umts_error_free_goodput_approaches_the_bearer_payload_rate() {
     use radiotcp_core::config::ChannelKind;
     let mut c = umts(4, 120.0);
     c.simulation.warmup_s = 20.0;
-    let radio = c.radio.as_mut().unwrap();
+    let radio = c.access.umts_mut().unwrap();
     radio.downlink.model = ChannelKind::None;
     // Room for all four 64 KB windows: no TCP loss, the bearer is never idle.
     radio.buffer.limit_sdus = 400;
     let r = run(&c, 1, 0, &RunOptions::default()).unwrap();
-    let g: f64 = r.flows.iter().map(|f| f.goodput_kbps).sum();
+    let g: f64 = r.flows.iter().map(|f| f.m.goodput_kbps).sum();
     let b = r.bearer.as_ref().unwrap();
     // STATUS PDUs answering the uplink's polls take downlink slots (about 1.3%).
     let slots = 1200.0 * 120.0;
@@ -232,12 +232,12 @@ fn umts_goodput_cannot_exceed_one_minus_fer_of_the_payload_rate() {
     for model in [ChannelKind::Iid, ChannelKind::Markov] {
         let mut c = umts(4, 120.0);
         c.simulation.warmup_s = 10.0;
-        c.radio.as_mut().unwrap().downlink.model = model;
-        c.radio.as_mut().unwrap().buffer.limit_sdus = 200;
+        c.access.umts_mut().unwrap().downlink.model = model;
+        c.access.umts_mut().unwrap().buffer.limit_sdus = 200;
         let mut total = 0.0;
         for i in 0..4 {
             let r = run(&c, 5, i, &RunOptions::default()).unwrap();
-            total += r.flows.iter().map(|f| f.goodput_kbps).sum::<f64>();
+            total += r.flows.iter().map(|f| f.m.goodput_kbps).sum::<f64>();
         }
         let g = total / 4.0;
         let bound = 0.9 * umts_payload_bound_kbps();
@@ -271,12 +271,12 @@ fn umts_larger_buffer_raises_goodput_and_delay() {
     // Fig. 1 of both papers, qualitatively: 4 flows, buffer 10 vs 50 SDUs, 5 runs each.
     let mean = |limit: u32| {
         let mut c = umts(4, 60.0);
-        c.radio.as_mut().unwrap().buffer.limit_sdus = limit;
+        c.access.umts_mut().unwrap().buffer.limit_sdus = limit;
         let (mut g, mut d) = (0.0, 0.0);
         for i in 0..5 {
             let r = run(&c, 9, i, &RunOptions::default()).unwrap();
-            g += r.flows.iter().map(|f| f.goodput_kbps).sum::<f64>() / 5.0;
-            d += r.flows.iter().map(|f| f.delay_mean_ms).sum::<f64>() / 4.0 / 5.0;
+            g += r.flows.iter().map(|f| f.m.goodput_kbps).sum::<f64>() / 5.0;
+            d += r.flows.iter().map(|f| f.m.delay_mean_ms).sum::<f64>() / 4.0 / 5.0;
         }
         (g, d)
     };
@@ -292,7 +292,7 @@ fn ack_rate_control_cuts_overflows_and_delay_in_the_4_flow_preset() {
     let stats = |mode: AckControlMode| {
         let mut c = umts(4, 60.0);
         c.flows.start_jitter_s = 1.0;
-        let a = &mut c.radio.as_mut().unwrap().ack_control;
+        let a = &mut c.access.umts_mut().unwrap().ack_control;
         a.mode = mode;
         a.minth_sdus = 0.0;
         a.maxd_ms = 200.0;
@@ -301,8 +301,8 @@ fn ack_rate_control_cuts_overflows_and_delay_in_the_4_flow_preset() {
         for i in 0..5 {
             let r = run(&c, 21, i, &RunOptions::default()).unwrap();
             over += r.bearer.as_ref().unwrap().drops["buffer_full"] as f64 / 5.0;
-            delay += r.flows.iter().map(|f| f.delay_mean_ms).sum::<f64>() / 4.0 / 5.0;
-            goodput += r.flows.iter().map(|f| f.goodput_kbps).sum::<f64>() / 5.0;
+            delay += r.flows.iter().map(|f| f.m.delay_mean_ms).sum::<f64>() / 4.0 / 5.0;
+            goodput += r.flows.iter().map(|f| f.m.goodput_kbps).sum::<f64>() / 5.0;
         }
         (over, delay, goodput)
     };
@@ -322,20 +322,20 @@ fn spurious_retransmissions_and_timeouts_are_told_apart_from_needed_ones() {
     let mut c = wired(384.0, 1, 30.0);
     c.links[1].queue.limit_packets = 1000;
     let f = &run(&c, 1, 0, &RunOptions::default()).unwrap().flows[0];
-    assert_eq!((f.retransmissions, f.spurious_retransmissions), (0, 0));
-    assert_eq!((f.timeouts, f.spurious_timeouts), (0, 0));
+    assert_eq!((f.m.retransmissions, f.m.spurious_retransmissions), (0, 0));
+    assert_eq!((f.m.timeouts, f.m.spurious_timeouts), (0, 0));
     // An initial RTO shorter than the 250 ms path: the first segment times out although it
     // is only late, and its retransmission duplicates it.
     c.tcp.initial_rto_ms = 100.0;
     c.tcp.min_rto_ms = 100.0;
     let f = &run(&c, 1, 0, &RunOptions::default()).unwrap().flows[0];
-    assert!(f.spurious_timeouts >= 1, "{f:?}");
-    assert!(f.spurious_retransmissions >= 1, "{f:?}");
-    assert!(f.spurious_timeouts <= f.timeouts);
-    assert!(f.spurious_retransmissions <= f.retransmissions);
+    assert!(f.m.spurious_timeouts >= 1, "{f:?}");
+    assert!(f.m.spurious_retransmissions >= 1, "{f:?}");
+    assert!(f.m.spurious_timeouts <= f.m.timeouts);
+    assert!(f.m.spurious_retransmissions <= f.m.retransmissions);
     // These timeouts find cwnd at one segment already: no reduction.
-    assert!(f.cwnd_reductions >= f.fast_retransmits);
-    assert!(f.cwnd_reductions <= f.fast_retransmits + f.timeouts);
+    assert!(f.m.cwnd_reductions >= f.m.fast_retransmits);
+    assert!(f.m.cwnd_reductions <= f.m.fast_retransmits + f.m.timeouts);
     // Backed-off timeouts of one delayed segment each count: a 500 ms first hop and a 100 ms
     // RTO time segment 0 out at 0.1, 0.3 and 0.7 s; the original arrives at about 0.57 s.
     let mut c = wired(384.0, 1, 1.0);
@@ -343,9 +343,9 @@ fn spurious_retransmissions_and_timeouts_are_told_apart_from_needed_ones() {
     c.tcp.initial_rto_ms = 100.0;
     c.tcp.min_rto_ms = 100.0;
     let f = &run(&c, 1, 0, &RunOptions::default()).unwrap().flows[0];
-    assert_eq!((f.timeouts, f.spurious_timeouts), (3, 3), "{f:?}");
+    assert_eq!((f.m.timeouts, f.m.spurious_timeouts), (3, 3), "{f:?}");
     assert_eq!(
-        (f.retransmissions, f.spurious_retransmissions),
+        (f.m.retransmissions, f.m.spurious_retransmissions),
         (3, 3),
         "{f:?}"
     );
@@ -355,6 +355,9 @@ fn spurious_retransmissions_and_timeouts_are_told_apart_from_needed_ones() {
     c.links[1].queue.limit_packets = 1000;
     c.links[1].loss_rate = 0.02;
     let f = &run(&c, 1, 0, &RunOptions::default()).unwrap().flows[0];
-    assert!(f.retransmissions > 20, "{f:?}");
-    assert!(f.spurious_retransmissions * 4 < f.retransmissions, "{f:?}");
+    assert!(f.m.retransmissions > 20, "{f:?}");
+    assert!(
+        f.m.spurious_retransmissions * 4 < f.m.retransmissions,
+        "{f:?}"
+    );
 }

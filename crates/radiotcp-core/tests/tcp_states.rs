@@ -286,10 +286,10 @@ fn reno_needs_more_than_one_recovery_for_two_losses_in_a_window() {
 /// fast retransmit, while duplicates beyond it may.
 #[test]
 fn newreno_no_fast_retransmit_for_dupacks_not_beyond_recover() {
-    use radiotcp_core::tcp::{SenderParams, TcpSender};
+    use radiotcp_core::tcp::TcpSender;
     let mut cfg = tcp_config(TcpVariant::NewReno, 1);
     cfg.initial_window_segments = 4;
-    let mut s = TcpSender::new(SenderParams::from_config(&cfg));
+    let mut s = TcpSender::new(radiotcp_core::config::sender_params(&cfg));
     s.start();
     let first: Vec<_> = std::iter::from_fn(|| s.poll_transmit(0)).collect();
     assert_eq!(first.len(), 4);
@@ -350,10 +350,10 @@ fn no_rtt_sample_from_acks_covering_a_retransmission() {
 /// for the old hole (sans-IO callers may deliver several ACKs before polling).
 #[test]
 fn pending_retransmission_is_dropped_when_snd_una_advances() {
-    use radiotcp_core::tcp::{SenderParams, TcpSender};
+    use radiotcp_core::tcp::TcpSender;
     let mut cfg = tcp_config(TcpVariant::NewReno, 1);
     cfg.initial_window_segments = 4;
-    let mut s = TcpSender::new(SenderParams::from_config(&cfg));
+    let mut s = TcpSender::new(radiotcp_core::config::sender_params(&cfg));
     s.set_app_limit(4 * MSS);
     s.start();
     while s.poll_transmit(0).is_some() {}
@@ -391,5 +391,5 @@ fn awnd_segments_sets_the_receive_buffer_in_segments() {
     assert_eq!(c.receive_buffer_bytes(), c.rwnd_bytes);
     c.awnd_segments = Some(14);
     assert_eq!(c.receive_buffer_bytes(), 14 * 536);
-    assert_eq!(ReceiverParams::from_config(&c).rcv_buf, 14 * 536);
+    assert_eq!(radiotcp_core::config::receiver_params(&c).rcv_buf, 14 * 536);
 }

@@ -8,10 +8,15 @@ mod topy;
 use std::time::Instant;
 
 use numpy::IntoPyArray;
-use pyo3::exceptions::PyKeyboardInterrupt;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use radiotcp_core::ack::{AckRateControl, AckRateParams};
+use radiotcp_core::ack::AckRateControl;
+use radiotcp_core::config::{
+    AccessConfig, AckControlConfig, BsAckConfig, CodelConfig, DelayLevelConfig, FlowsConfig,
+    LinkConfig, PieConfig, QueueConfig, RedConfig, RlpConfig, SbdConfig, SimulationConfig,
+    SpikeConfig, TcpConfig, UmtsConfig, VariableDelayConfig, WiredAccessConfig,
+};
 use radiotcp_core::{ConfigError, RunError, RunOptions, RunResult, ScenarioConfig};
 
 /// Build a `radiotcp.ConfigError` (defined in Python, a `ValueError` subclass) from the core's.
@@ -117,39 +122,114 @@ fn simulate_metrics(
 }
 
 /// The ACK rate control's inter-departure time t_id (ms) at each buffer occupancy in `bo`
-/// (SDUs), for the `radio.ack_control` settings of `config_json`: the function the simulator
+/// (SDUs), for the `access.ack_control` settings of `config_json`: the function the simulator
 /// uses, for plotting it (the papers' Figs. 5 and 9). All zeros when the mode is `none`.
 #[pyfunction]
 fn ack_t_id_ms(py: Python<'_>, config_json: &str, bo: Vec<f64>) -> PyResult<Vec<f64>> {
     let cfg = ScenarioConfig::from_json(config_json).map_err(|e| config_error(py, &e))?;
     cfg.validate().map_err(|e| config_error(py, &e))?;
-    let Some(radio) = cfg.radio.as_ref() else {
+    let Some(radio) = cfg.access.umts() else {
         return Err(config_error(
             py,
             &ConfigError {
-                key: "radio".into(),
-                value: "absent".into(),
-                allowed: "a [radio] table (ACK control lives there)".into(),
+                key: "access.kind".into(),
+                value: format!("{:?}", cfg.access.kind()),
+                allowed: "\"umts\" (ACK control lives at the RNC)".into(),
             },
         ));
     };
     let tti = radiotcp_core::engine::millis(radio.tti_ms);
-    Ok(match AckRateParams::from_config(&radio.ack_control, tti) {
-        None => vec![0.0; bo.len()],
-        Some(p) => {
-            let c = AckRateControl::new(p);
-            bo.iter()
-                .map(|&b| radiotcp_core::engine::to_millis(c.t_id(b)))
-                .collect()
-        }
-    })
+    Ok(
+        match radiotcp_core::config::ack_rate_params(&radio.ack_control, tti) {
+            None => vec![0.0; bo.len()],
+            Some(p) => {
+                let c = AckRateControl::new(p);
+                bo.iter()
+                    .map(|&b| radiotcp_core::engine::to_millis(c.t_id(b)))
+                    .collect()
+            }
+        },
+    )
 }
 
 /// JSON of the core's default configuration (`ScenarioConfig::default()`).
 #[pyfunction]
 fn default_config_json() -> PyResult<String> {
-    serde_json::to_string(&ScenarioConfig::default())
-        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
+    to_json(&ScenarioConfig::default())
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> PyResult<String> {
+    serde_json::to_string(value).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// Names accepted by `default_section_json`, in the order they are listed to the user.
+const SECTIONS: &[&str] = &[
+    "scenario",
+    "simulation",
+    "tcp",
+    "flows",
+    "link",
+    "queue",
+    "variable_delay",
+    "delay_level",
+    "spike",
+    "wired",
+    "umts",
+    "channel",
+    "rlc",
+    "buffer",
+    "red",
+    "sbd",
+    "codel",
+    "pie",
+    "ack_control",
+    "rlp",
+    "bs_ack",
+];
+
+/// JSON of the Rust `Default` of one configuration section type, by name: the values a
+/// section written as `{}` (or a list element written as `{}`) takes. "channel" is the
+/// generic block-error channel (the radio downlink's default; `rlp.forward` has its own,
+/// inside "rlp"); "rlc" and "buffer" are those of the default radio section.
+#[pyfunction]
+fn default_section_json(name: &str) -> PyResult<String> {
+    let radio = UmtsConfig::default();
+    match name {
+        "scenario" => to_json(&ScenarioConfig::default()),
+        "simulation" => to_json(&SimulationConfig::default()),
+        "tcp" => to_json(&TcpConfig::default()),
+        "flows" => to_json(&FlowsConfig::default()),
+        "link" => to_json(&LinkConfig::default()),
+        "queue" => to_json(&QueueConfig::default()),
+        "variable_delay" => to_json(&VariableDelayConfig::default()),
+        "delay_level" => to_json(&DelayLevelConfig::default()),
+        "spike" => to_json(&SpikeConfig::default()),
+        "wired" => to_json(&AccessConfig::Wired(WiredAccessConfig {})),
+        "umts" => to_json(&AccessConfig::Umts(radio.clone())),
+        "channel" => to_json(&radio.downlink),
+        "rlc" => to_json(&radio.rlc),
+        "buffer" => to_json(&radio.buffer),
+        "red" => to_json(&RedConfig::default()),
+        "sbd" => to_json(&SbdConfig::default()),
+        "codel" => to_json(&CodelConfig::default()),
+        "pie" => to_json(&PieConfig::default()),
+        "ack_control" => to_json(&AckControlConfig::default()),
+        "rlp" => to_json(&AccessConfig::Rlp(RlpConfig::default())),
+        "bs_ack" => to_json(&BsAckConfig::default()),
+        _ => Err(PyValueError::new_err(format!(
+            "unknown section {name:?}; known: {}",
+            SECTIONS.join(", ")
+        ))),
+    }
+}
+
+/// Parse and validate a resolved JSON configuration exactly as `simulate` does, without
+/// running it: returns None, or raises `radiotcp.ConfigError` naming the first problem.
+#[pyfunction]
+fn check_config(py: Python<'_>, config_json: &str) -> PyResult<()> {
+    ScenarioConfig::from_json(config_json)
+        .map(|_| ())
+        .map_err(|e| config_error(py, &e))
 }
 
 /// Version of the core crate.
@@ -169,6 +249,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(default_config_json, m)?)?;
+    m.add_function(wrap_pyfunction!(default_section_json, m)?)?;
+    m.add_function(wrap_pyfunction!(check_config, m)?)?;
     m.add_function(wrap_pyfunction!(ack_t_id_ms, m)?)?;
     m.add_function(wrap_pyfunction!(source_hash, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;

@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::engine::Time;
-use crate::link::Packet;
+use crate::packet::Packet;
 
 /// Parameters of one AM entity (both ends use the same set).
 #[derive(Debug, Clone)]

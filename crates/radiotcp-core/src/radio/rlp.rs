@@ -28,7 +28,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::engine::{millis, Time, NS_PER_S};
-use crate::link::Packet;
+use crate::packet::Packet;
 
 /// The sender always keeps at least this many most recent frames, whatever their age: the
 /// IS-707 sequence space (8-bit SEQ), which is what a real RLP Type 1/2 sender can still
@@ -669,7 +669,7 @@ impl RlpEntity {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::link::PacketKind;
+    use crate::packet::PacketKind;
 
     const SLOT: Time = 20_000_000;
 
@@ -677,6 +677,7 @@ mod tests {
         Packet {
             flow: 0,
             kind: PacketKind::Data,
+            dst: 0,
             seq,
             len: size,
             size,

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use radiotcp_core::config::{TcpConfig, TcpVariant};
 use radiotcp_core::engine::{millis, EventQueue, Time, TimerSlot};
-use radiotcp_core::tcp::{Ack, ReceiverParams, Segment, SenderParams, TcpReceiver, TcpSender};
+use radiotcp_core::tcp::{Ack, Segment, TcpReceiver, TcpSender};
 
 #[derive(Debug, Clone, Copy)]
 pub enum Ev {
@@ -59,8 +59,8 @@ impl Harness {
     pub fn new(cfg: &TcpConfig, one_way_ms: f64) -> Self {
         Self {
             q: EventQueue::new(),
-            snd: TcpSender::new(SenderParams::from_config(cfg)),
-            rcv: TcpReceiver::new(ReceiverParams::from_config(cfg)),
+            snd: TcpSender::new(radiotcp_core::config::sender_params(cfg)),
+            rcv: TcpReceiver::new(radiotcp_core::config::receiver_params(cfg)),
             snd_timer: TimerSlot::default(),
             rcv_timer: TimerSlot::default(),
             one_way: millis(one_way_ms),

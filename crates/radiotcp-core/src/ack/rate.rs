@@ -7,9 +7,22 @@
 
 use std::collections::VecDeque;
 
-use crate::config::{AckControlConfig, AckControlMode, AckRelease};
-use crate::engine::{millis, Time};
-use crate::link::Packet;
+use crate::engine::Time;
+use crate::packet::Packet;
+
+/// Fig. 4 of the ACK rate paper runs its tail once per event, so at most one ACK leaves per
+/// event; what counts as an event decides what happens to a backlog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AckRelease {
+    /// The RLC's TTIs are events too: a backlog left when BO falls below minth drains one ACK
+    /// per TTI.
+    PerTti,
+    /// Only ACK arrivals and id_timer expiries are events: a backlog can be stranded when no
+    /// ACK arrives (every window held in the ACK buffer), until a TCP timeout.
+    OnePerEvent,
+    /// Repeat the tail while the spacing allows: a backlog leaves at once when t_id = 0.
+    WhileDue,
+}
 
 #[derive(Debug, Clone)]
 pub struct AckRateParams {
@@ -23,29 +36,6 @@ pub struct AckRateParams {
     pub tti: Option<Time>,
     /// What counts as an event and how many ACKs one may release.
     pub release: AckRelease,
-}
-
-impl AckRateParams {
-    /// The controller's parameters from the scenario's `radio.ack_control` table; `None` when
-    /// the mode is `none`. `delay` is the alpha = 0 case (a fixed spacing once BO >= minth).
-    pub fn from_config(c: &AckControlConfig, tti: Time) -> Option<Self> {
-        if c.mode == AckControlMode::None {
-            return None;
-        }
-        Some(Self {
-            minth: c.minth_sdus,
-            maxth: c.maxth_sdus,
-            mind: millis(c.mind_ms),
-            maxd: millis(c.maxd_ms),
-            alpha: if c.mode == AckControlMode::Delay {
-                0.0
-            } else {
-                c.alpha
-            },
-            tti: c.sync_to_tti.then_some(tti),
-            release: c.release,
-        })
-    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -177,12 +167,13 @@ impl AckRateControl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::link::PacketKind;
+    use crate::packet::PacketKind;
 
     fn ack(seq: u64) -> Packet {
         Packet {
             flow: 0,
             kind: PacketKind::Ack,
+            dst: 0,
             seq,
             len: 0,
             size: 40,

@@ -10,8 +10,7 @@
 //! Drop-tail, RED (instantaneous) and Slope Based Discard so far; CoDel and PIE plug in as
 //! further variants (enum dispatch, no allocation per decision).
 
-use crate::config::{BufferConfig, BufferDisciplineKind};
-use crate::engine::{millis, RngStream, Time, NS_PER_S};
+use crate::engine::{RngStream, Time, NS_PER_S};
 
 /// Why the buffer refused or removed an SDU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -424,8 +423,9 @@ impl Pie {
     }
 }
 
+/// The active queue management on top of the hard limit.
 #[derive(Debug, Clone)]
-enum Kind {
+pub enum Aqm {
     DropTail,
     Red(Red),
     Sbd(Sbd),
@@ -437,50 +437,19 @@ enum Kind {
 #[derive(Debug, Clone)]
 pub struct BufferDiscipline {
     limit: usize,
-    kind: Kind,
+    kind: Aqm,
 }
 
 impl BufferDiscipline {
-    /// `sdu_bytes`: the maximum SDU size, converting thresholds in SDUs to bits for SBD.
-    pub fn from_config(c: &BufferConfig, sdu_bytes: u32, tti: Time, rng: RngStream) -> Self {
-        let limit = c.limit_sdus as usize;
-        let bits = sdu_bytes as f64 * 8.0;
-        let kind = match c.discipline {
-            BufferDisciplineKind::DropTail => Kind::DropTail,
-            BufferDisciplineKind::Red => Kind::Red(Red::new(
-                c.red.min_th_sdus,
-                c.red.max_th_sdus,
-                c.red.max_p,
-                rng,
-            )),
-            BufferDisciplineKind::Sbd => Kind::Sbd(Sbd::new(
-                c.sbd.min_th_sdus * bits,
-                limit as f64 * bits,
-                millis(c.sbd.t_r_ms),
-                c.sbd.alpha_bits,
-                c.sbd.sync_to_tti.then_some(tti),
-            )),
-            BufferDisciplineKind::Codel => Kind::Codel(Codel::new(
-                millis(c.codel.target_ms),
-                millis(c.codel.interval_ms),
-                sdu_bytes as u64,
-            )),
-            BufferDisciplineKind::Pie => Kind::Pie(Pie::new(
-                millis(c.pie.qdelay_ref_ms),
-                millis(c.pie.t_update_ms),
-                c.pie.alpha,
-                c.pie.beta,
-                millis(c.pie.max_burst_ms),
-                rng,
-            )),
-        };
-        Self { limit, kind }
+    /// A hard limit of `limit` SDUs plus `aqm`.
+    pub fn new(limit: usize, aqm: Aqm) -> Self {
+        Self { limit, kind: aqm }
     }
 
     pub fn drop_tail(limit: usize) -> Self {
         Self {
             limit,
-            kind: Kind::DropTail,
+            kind: Aqm::DropTail,
         }
     }
 
@@ -488,8 +457,8 @@ impl BufferDiscipline {
     /// before every change of the occupancy (arrival, release, discard).
     pub fn advance(&mut self, now: Time, bo_bits: f64) {
         match &mut self.kind {
-            Kind::Sbd(s) => s.advance(now, bo_bits),
-            Kind::Pie(p) => p.advance(now, bo_bits == 0.0),
+            Aqm::Sbd(s) => s.advance(now, bo_bits),
+            Aqm::Pie(p) => p.advance(now, bo_bits == 0.0),
             _ => {}
         }
     }
@@ -506,11 +475,11 @@ impl BufferDiscipline {
             return Verdict::Drop(BufferDrop::BufferFull);
         }
         match &mut self.kind {
-            Kind::DropTail => Verdict::Admit,
-            Kind::Red(r) => r.on_arrival(bo_sdus as f64),
-            Kind::Sbd(s) => s.on_arrival(now, bo_bits + size_bits),
-            Kind::Codel(_) => Verdict::Admit,
-            Kind::Pie(p) => p.on_arrival(bo_sdus),
+            Aqm::DropTail => Verdict::Admit,
+            Aqm::Red(r) => r.on_arrival(bo_sdus as f64),
+            Aqm::Sbd(s) => s.on_arrival(now, bo_bits + size_bits),
+            Aqm::Codel(_) => Verdict::Admit,
+            Aqm::Pie(p) => p.on_arrival(bo_sdus),
         }
     }
 
@@ -523,10 +492,10 @@ impl BufferDiscipline {
         queued_bytes: u64,
     ) -> Option<BufferDrop> {
         match &mut self.kind {
-            Kind::Codel(c) => c
+            Aqm::Codel(c) => c
                 .on_dequeue(now, sojourn, queued_bytes)
                 .then_some(BufferDrop::Codel),
-            Kind::Pie(p) => {
+            Aqm::Pie(p) => {
                 p.on_dequeue(sojourn);
                 None
             }

@@ -26,8 +26,8 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::engine::{secs, Time};
-use crate::error::ConfigError;
-use crate::link::{Packet, PacketKind};
+use crate::error::ParamError;
+use crate::packet::{Packet, PacketKind};
 
 /// Duplicate ACKs that make a standard TCP sender fast-retransmit (RFC 5681 §3.2): the FH's
 /// "3-dup ACK" that the slides redefine for the wireless link only.
@@ -99,29 +99,22 @@ impl Default for BsAckParams {
 }
 
 impl BsAckParams {
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        let err = |key: &str, value: String, allowed: &str| {
-            Err(ConfigError {
-                key: key.to_string(),
-                value,
-                allowed: allowed.to_string(),
-            })
-        };
+    pub fn validate(&self) -> Result<(), ParamError> {
         if !(self.g > 0.0 && self.g <= 1.0) {
-            return err("bs_ack.g", self.g.to_string(), "a gain in (0, 1]");
+            return Err(ParamError::new("g", self.g, "a gain in (0, 1]"));
         }
         if self.dup_ack_thresh == 0 {
-            return err("bs_ack.dup_ack_thresh", "0".into(), "at least 1");
+            return Err(ParamError::new("dup_ack_thresh", 0, "at least 1"));
         }
         if !(self.pace_factor.is_finite() && self.pace_factor > 0.0) {
-            return err(
-                "bs_ack.pace_factor",
-                self.pace_factor.to_string(),
+            return Err(ParamError::new(
+                "pace_factor",
+                self.pace_factor,
                 "a positive number",
-            );
+            ));
         }
         if self.reply_reset_after == 0 {
-            return err("bs_ack.reply_reset_after", "0".into(), "a positive time");
+            return Err(ParamError::new("reply_reset_after", 0, "a positive time"));
         }
         Ok(())
     }
@@ -509,7 +502,7 @@ impl BsAckController {
 mod tests {
     use super::*;
     use crate::config::TcpConfig;
-    use crate::tcp::{SenderParams, TcpSender};
+    use crate::tcp::TcpSender;
 
     const MS: Time = 1_000_000;
     const SEG: u64 = 1000;
@@ -518,6 +511,7 @@ mod tests {
         Packet {
             flow,
             kind: PacketKind::Data,
+            dst: 0,
             seq: i * SEG,
             len: SEG as u32,
             size: 1040,
@@ -530,6 +524,7 @@ mod tests {
         Packet {
             flow,
             kind: PacketKind::Ack,
+            dst: 0,
             seq: n,
             len: 0,
             size: 40,
@@ -625,7 +620,7 @@ mod tests {
             initial_window_segments: 10,
             ..TcpConfig::default()
         };
-        let mut snd = TcpSender::new(SenderParams::from_config(&cfg));
+        let mut snd = TcpSender::new(crate::config::sender_params(&cfg));
         snd.start();
         let mut c = ctl(5, false);
         while let Some(s) = snd.poll_transmit(0) {

@@ -8,8 +8,10 @@
 
 use std::collections::VecDeque;
 
-use crate::config::{LinkConfig, QueueConfig};
-use crate::engine::{millis, tx_time, RngStream, Time};
+use crate::engine::{tx_time, RngStream, Time};
+use crate::packet::Packet;
+
+pub mod delay;
 
 /// Direction on a link of the chain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,29 +29,6 @@ impl Dir {
             Dir::Ack => "ack",
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PacketKind {
-    Data,
-    Ack,
-}
-
-/// A packet in the network. Small and `Copy`, so it travels inside events without allocation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Packet {
-    pub flow: u32,
-    pub kind: PacketKind,
-    /// Data: first byte carried. Ack: the cumulative acknowledgement.
-    pub seq: u64,
-    /// Payload bytes (0 for a pure ACK).
-    pub len: u32,
-    /// Bytes on the wire, headers included.
-    pub size: u32,
-    /// Advertised window carried by an ACK.
-    pub rwnd: u32,
-    /// When the TCP entity handed it to the network (one-way delay metric).
-    pub sent_at: Time,
 }
 
 /// Why a packet did not make it across a link.
@@ -102,34 +81,32 @@ pub struct LinkDir {
     pub stats: DirStats,
 }
 
+/// Parameters of one link direction, resolved into ticks and bits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkDirParams {
+    pub rate_bps: f64,
+    pub prop_delay: Time,
+    /// Probability that a packet is lost on the wire (after serialisation).
+    pub loss_rate: f64,
+    /// Packets that may wait (the one in service not counted).
+    pub limit_packets: usize,
+    pub limit_bytes: Option<u64>,
+}
+
 impl LinkDir {
-    pub fn new(
-        rate_kbps: f64,
-        delay_ms: f64,
-        loss_rate: f64,
-        q: &QueueConfig,
-        rng: RngStream,
-    ) -> Self {
+    pub fn new(p: &LinkDirParams, rng: RngStream) -> Self {
         Self {
-            rate_bps: rate_kbps * 1000.0,
-            prop_delay: millis(delay_ms),
-            loss_rate,
-            limit_packets: q.limit_packets as usize,
-            limit_bytes: q.limit_bytes,
+            rate_bps: p.rate_bps,
+            prop_delay: p.prop_delay,
+            loss_rate: p.loss_rate,
+            limit_packets: p.limit_packets,
+            limit_bytes: p.limit_bytes,
             queue: VecDeque::new(),
             queue_bytes: 0,
             in_service: None,
             rng,
             stats: DirStats::default(),
         }
-    }
-
-    pub fn from_config(c: &LinkConfig, dir: Dir, rng: RngStream) -> Self {
-        let loss = match dir {
-            Dir::Data => c.loss_rate,
-            Dir::Ack => c.ack_loss_rate,
-        };
-        Self::new(c.rate_kbps, c.delay_ms, loss, &c.queue, rng)
     }
 
     /// Packets waiting (not counting the one being serialised).
@@ -198,11 +175,13 @@ impl LinkDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::PacketKind;
 
     fn pkt(seq: u64) -> Packet {
         Packet {
             flow: 0,
             kind: PacketKind::Data,
+            dst: 0,
             seq,
             len: 960,
             size: 1000,
@@ -212,12 +191,14 @@ mod tests {
     }
 
     fn dir(limit_packets: u32, limit_bytes: Option<u64>, loss: f64) -> LinkDir {
-        let q = QueueConfig {
-            limit_packets,
+        let p = LinkDirParams {
+            rate_bps: 8000.0,
+            prop_delay: 5_000_000,
+            loss_rate: loss,
+            limit_packets: limit_packets as usize,
             limit_bytes,
-            ..QueueConfig::default()
         };
-        LinkDir::new(8.0, 5.0, loss, &q, RngStream::new(1, 0, 0))
+        LinkDir::new(&p, RngStream::new(1, 0, 0))
     }
 
     #[test]

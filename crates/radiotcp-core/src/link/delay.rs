@@ -11,7 +11,7 @@
 //! the [`RngStream`] the delay owns, so a run is reproducible from its seed.
 
 use crate::engine::{RngStream, Time};
-use crate::error::ConfigError;
+use crate::error::ParamError;
 
 /// One level of a Markov-modulated delay.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,14 +59,9 @@ impl DelayProcess {
         }
     }
 
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        let err = |key: &str, value: String, allowed: &str| {
-            Err(ConfigError {
-                key: key.to_string(),
-                value,
-                allowed: allowed.to_string(),
-            })
-        };
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let err =
+            |key: &str, value: String, allowed: &str| Err(ParamError::new(key, value, allowed));
         match self {
             DelayProcess::Constant { .. } | DelayProcess::Normal { .. } => Ok(()),
             DelayProcess::Uniform { mean, half_width } => {
@@ -177,7 +172,7 @@ impl VariableDelayParams {
         }
     }
 
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         self.process.validate()
     }
 }
@@ -230,7 +225,7 @@ pub struct VariableDelay {
 impl VariableDelay {
     /// # Panics
     /// If `p.validate()` fails: configuration layers validate first, so a user mistake is a
-    /// [`ConfigError`], never a panic.
+    /// [`crate::ConfigError`], never a panic.
     pub fn new(p: VariableDelayParams, rng: RngStream) -> Self {
         if let Err(e) = p.validate() {
             panic!("invalid VariableDelayParams: {e}");
@@ -677,7 +672,7 @@ mod tests {
         }
         .validate()
         .unwrap_err();
-        assert_eq!(e.key, "delay.points.2");
+        assert_eq!(e.field, "delay.points.2");
         assert!(DelayProcess::Trace { points: vec![] }.validate().is_err());
         assert!(VariableDelayParams::constant(5).validate().is_ok());
     }

@@ -8,10 +8,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::bs_ack::{BsAckParams, PacingRule};
-use crate::delay::{DelayProcess, MarkovLevel, Spike, VariableDelayParams};
+pub mod convert;
+
+pub use convert::*;
+
+use crate::ack::{BsAckParams, PacingRule};
 use crate::engine::{millis, secs};
 use crate::error::ConfigError;
+use crate::link::delay::{DelayProcess, MarkovLevel, Spike, VariableDelayParams};
 
 /// A whole scenario: simulation control, TCP parameters, flows and the wired path.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -20,17 +24,69 @@ pub struct ScenarioConfig {
     pub simulation: SimulationConfig,
     pub tcp: TcpConfig,
     pub flows: FlowsConfig,
-    /// The wired chain from the server (index 0) to the client (last index), or to the radio
-    /// network controller when `radio` is set.
+    /// The wired chain from the server (index 0) towards the client: the client itself is at
+    /// its end for `access = wired`, the access node (RNC, IAP) otherwise.
     pub links: Vec<LinkConfig>,
-    /// A radio bearer between the end of the wired chain and the client (UE); `None` for a
-    /// wired-only path.
-    pub radio: Option<RadioConfig>,
-    /// An IS-707 RLP link between the end of the wired chain (the Internet access point) and
-    /// the client (the mobile host), instead of `radio`.
-    pub rlp: Option<RlpConfig>,
+    /// What joins the end of the wired chain to the client (UE).
+    pub access: AccessConfig,
     /// The base-station ACK controller (Zeng) on one of the links.
     pub bs_ack: BsAckConfig,
+}
+
+/// The access network at the end of the wired chain: a tagged choice (`kind`), so that two
+/// radio links on one path cannot be expressed. The LTE cell is the next variant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum AccessConfig {
+    /// The last link reaches the client directly.
+    Wired(WiredAccessConfig),
+    /// A UMTS dedicated channel with RLC AM (the RNC's buffer, the DCH, the UE's RLC).
+    Umts(UmtsConfig),
+    /// An IS-707 RLP link (the IAP's buffer, the traffic channel, the mobile's RLP).
+    Rlp(RlpConfig),
+}
+
+/// `access.kind = "wired"` has no parameters of its own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WiredAccessConfig {}
+
+impl AccessConfig {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AccessConfig::Wired(_) => "wired",
+            AccessConfig::Umts(_) => "umts",
+            AccessConfig::Rlp(_) => "rlp",
+        }
+    }
+
+    pub fn umts(&self) -> Option<&UmtsConfig> {
+        match self {
+            AccessConfig::Umts(u) => Some(u),
+            _ => None,
+        }
+    }
+
+    pub fn umts_mut(&mut self) -> Option<&mut UmtsConfig> {
+        match self {
+            AccessConfig::Umts(u) => Some(u),
+            _ => None,
+        }
+    }
+
+    pub fn rlp_mut(&mut self) -> Option<&mut RlpConfig> {
+        match self {
+            AccessConfig::Rlp(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    pub fn rlp(&self) -> Option<&RlpConfig> {
+        match self {
+            AccessConfig::Rlp(r) => Some(r),
+            _ => None,
+        }
+    }
 }
 
 /// An IS-707 RLP link (model-specs §3; docs/models/rlp.md).
@@ -82,37 +138,37 @@ impl Default for RlpConfig {
 
 impl RlpConfig {
     fn validate(&self) -> Result<(), ConfigError> {
-        duration_ms("rlp.slot_ms", self.slot_ms)?;
+        duration_ms("access.slot_ms", self.slot_ms)?;
         check(
             (1..=1_000_000).contains(&self.frame_payload_bytes),
-            "rlp.frame_payload_bytes",
+            "access.frame_payload_bytes",
             self.frame_payload_bytes,
             "an integer in 1..=1000000",
         )?;
         check(
             (1..=1024).contains(&self.frames_per_slot),
-            "rlp.frames_per_slot",
+            "access.frames_per_slot",
             self.frames_per_slot,
             "an integer in 1..=1024",
         )?;
-        finite_nonneg("rlp.one_way_delay_ms", self.one_way_delay_ms)?;
+        finite_nonneg("access.one_way_delay_ms", self.one_way_delay_ms)?;
         check(
             (1..=1000).contains(&self.nak_rounds),
-            "rlp.nak_rounds",
+            "access.nak_rounds",
             self.nak_rounds,
             "an integer in 1..=1000",
         )?;
-        duration_ms("rlp.t_ret_ms", self.t_ret_ms)?;
-        duration_ms("rlp.t_abort_ms", self.t_abort_ms)?;
+        duration_ms("access.t_ret_ms", self.t_ret_ms)?;
+        duration_ms("access.t_abort_ms", self.t_abort_ms)?;
         check(
             self.iap_buffer_packets >= 1,
-            "rlp.iap_buffer_packets",
+            "access.iap_buffer_packets",
             self.iap_buffer_packets,
             "an integer >= 1",
         )?;
-        self.forward.validate("rlp.forward")?;
+        self.forward.validate("access.forward")?;
         if let Some(r) = &self.reverse {
-            r.validate("rlp.reverse")?;
+            r.validate("access.reverse")?;
         }
         Ok(())
     }
@@ -121,7 +177,7 @@ impl RlpConfig {
 /// A UMTS dedicated channel with RLC in acknowledged mode (model-specs §1, §2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RadioConfig {
+pub struct UmtsConfig {
     /// Transmission time interval: PDUs are sent, and the channel state changes, once per TTI.
     pub tti_ms: f64,
     /// PDUs per TTI and direction (12 at 384 kbit/s with 320-bit payloads and a 10 ms TTI).
@@ -353,7 +409,7 @@ impl Default for SbdConfig {
     }
 }
 
-impl Default for RadioConfig {
+impl Default for UmtsConfig {
     /// The papers' Table 1: 384 kbit/s DCH, FER 10%, f_dT 0.01, buffer 50 SDUs.
     fn default() -> Self {
         Self {
@@ -509,6 +565,26 @@ pub struct SpikeConfig {
     pub duration_s: f64,
     pub extra_ms: f64,
     pub stall: bool,
+}
+
+impl Default for DelayLevelConfig {
+    fn default() -> Self {
+        Self {
+            delay_ms: 190.0,
+            mean_sojourn_ms: 1000.0,
+        }
+    }
+}
+
+impl Default for SpikeConfig {
+    fn default() -> Self {
+        Self {
+            start_s: 5.0,
+            duration_s: 6.0,
+            extra_ms: 0.0,
+            stall: false,
+        }
+    }
 }
 
 /// The per-packet one-way delay of a link (docs/models/variable-delay-link.md).
@@ -842,8 +918,7 @@ impl Default for ScenarioConfig {
                     ..LinkConfig::default()
                 },
             ],
-            radio: None,
-            rlp: None,
+            access: AccessConfig::Wired(WiredAccessConfig {}),
             bs_ack: BsAckConfig::default(),
         }
     }
@@ -867,61 +942,61 @@ impl ChannelConfig {
     }
 }
 
-impl RadioConfig {
+impl UmtsConfig {
     fn validate(&self) -> Result<(), ConfigError> {
-        positive("radio.tti_ms", self.tti_ms)?;
+        positive("access.tti_ms", self.tti_ms)?;
         check(
             self.pdus_per_tti >= 1,
-            "radio.pdus_per_tti",
+            "access.pdus_per_tti",
             self.pdus_per_tti,
             "an integer >= 1",
         )?;
         check(
             self.pdu_payload_bytes > self.li_bytes && self.li_bytes >= 1,
-            "radio.pdu_payload_bytes",
+            "access.pdu_payload_bytes",
             self.pdu_payload_bytes,
-            "an integer greater than radio.li_bytes (>= 1)",
+            "an integer greater than access.li_bytes (>= 1)",
         )?;
-        finite_nonneg("radio.one_way_delay_ms", self.one_way_delay_ms)?;
-        self.downlink.validate("radio.downlink")?;
+        finite_nonneg("access.one_way_delay_ms", self.one_way_delay_ms)?;
+        self.downlink.validate("access.downlink")?;
         if let Some(u) = &self.uplink {
-            u.validate("radio.uplink")?;
+            u.validate("access.uplink")?;
         }
         let r = &self.rlc;
         check(
             (1..=2047).contains(&r.window_pdus),
-            "radio.rlc.window_pdus",
+            "access.rlc.window_pdus",
             r.window_pdus,
             "an integer in 1..=2047 (half the 12-bit SN space)",
         )?;
         check(
             r.max_dat >= 2,
-            "radio.rlc.max_dat",
+            "access.rlc.max_dat",
             r.max_dat,
             "an integer >= 2 (a PDU is sent at most max_dat - 1 times)",
         )?;
-        positive("radio.rlc.poll_timer_ms", r.poll_timer_ms)?;
-        finite_nonneg("radio.rlc.poll_prohibit_ms", r.poll_prohibit_ms)?;
-        finite_nonneg("radio.rlc.status_prohibit_ms", r.status_prohibit_ms)?;
-        positive("radio.rlc.poll_window_pct", r.poll_window_pct)?;
-        positive("radio.rlc.mrw_timer_ms", r.mrw_timer_ms)?;
+        positive("access.rlc.poll_timer_ms", r.poll_timer_ms)?;
+        finite_nonneg("access.rlc.poll_prohibit_ms", r.poll_prohibit_ms)?;
+        finite_nonneg("access.rlc.status_prohibit_ms", r.status_prohibit_ms)?;
+        positive("access.rlc.poll_window_pct", r.poll_window_pct)?;
+        positive("access.rlc.mrw_timer_ms", r.mrw_timer_ms)?;
         let b = &self.buffer;
         check(
             b.limit_sdus >= 1,
-            "radio.buffer.limit_sdus",
+            "access.buffer.limit_sdus",
             b.limit_sdus,
             "an integer >= 1",
         )?;
-        finite_nonneg("radio.buffer.red.min_th_sdus", b.red.min_th_sdus)?;
+        finite_nonneg("access.buffer.red.min_th_sdus", b.red.min_th_sdus)?;
         check(
             b.red.max_th_sdus.is_finite() && b.red.max_th_sdus > b.red.min_th_sdus,
-            "radio.buffer.red.max_th_sdus",
+            "access.buffer.red.max_th_sdus",
             b.red.max_th_sdus,
-            "a number greater than radio.buffer.red.min_th_sdus",
+            "a number greater than access.buffer.red.min_th_sdus",
         )?;
         check(
             b.red.max_p > 0.0 && b.red.max_p <= 1.0,
-            "radio.buffer.red.max_p",
+            "access.buffer.red.max_p",
             b.red.max_p,
             "a probability in (0, 1]",
         )?;
@@ -931,35 +1006,35 @@ impl RadioConfig {
                 && b.sbd.min_th_sdus >= 0.0
                 && (b.discipline != BufferDisciplineKind::Sbd
                     || b.sbd.min_th_sdus < b.limit_sdus as f64),
-            "radio.buffer.sbd.min_th_sdus",
+            "access.buffer.sbd.min_th_sdus",
             b.sbd.min_th_sdus,
-            "a number >= 0 and below radio.buffer.limit_sdus (SBD's maxth)",
+            "a number >= 0 and below access.buffer.limit_sdus (SBD's maxth)",
         )?;
-        positive("radio.buffer.sbd.t_r_ms", b.sbd.t_r_ms)?;
-        positive("radio.buffer.sbd.alpha_bits", b.sbd.alpha_bits)?;
-        positive("radio.buffer.codel.target_ms", b.codel.target_ms)?;
-        positive("radio.buffer.codel.interval_ms", b.codel.interval_ms)?;
-        positive("radio.buffer.pie.qdelay_ref_ms", b.pie.qdelay_ref_ms)?;
-        positive("radio.buffer.pie.t_update_ms", b.pie.t_update_ms)?;
-        positive("radio.buffer.pie.alpha", b.pie.alpha)?;
-        positive("radio.buffer.pie.beta", b.pie.beta)?;
-        finite_nonneg("radio.buffer.pie.max_burst_ms", b.pie.max_burst_ms)?;
+        positive("access.buffer.sbd.t_r_ms", b.sbd.t_r_ms)?;
+        positive("access.buffer.sbd.alpha_bits", b.sbd.alpha_bits)?;
+        positive("access.buffer.codel.target_ms", b.codel.target_ms)?;
+        positive("access.buffer.codel.interval_ms", b.codel.interval_ms)?;
+        positive("access.buffer.pie.qdelay_ref_ms", b.pie.qdelay_ref_ms)?;
+        positive("access.buffer.pie.t_update_ms", b.pie.t_update_ms)?;
+        positive("access.buffer.pie.alpha", b.pie.alpha)?;
+        positive("access.buffer.pie.beta", b.pie.beta)?;
+        finite_nonneg("access.buffer.pie.max_burst_ms", b.pie.max_burst_ms)?;
         let a = &self.ack_control;
-        finite_nonneg("radio.ack_control.minth_sdus", a.minth_sdus)?;
+        finite_nonneg("access.ack_control.minth_sdus", a.minth_sdus)?;
         check(
             a.maxth_sdus.is_finite() && a.maxth_sdus > a.minth_sdus,
-            "radio.ack_control.maxth_sdus",
+            "access.ack_control.maxth_sdus",
             a.maxth_sdus,
-            "a number greater than radio.ack_control.minth_sdus",
+            "a number greater than access.ack_control.minth_sdus",
         )?;
-        finite_nonneg("radio.ack_control.mind_ms", a.mind_ms)?;
+        finite_nonneg("access.ack_control.mind_ms", a.mind_ms)?;
         check(
             a.maxd_ms.is_finite() && a.maxd_ms >= a.mind_ms,
-            "radio.ack_control.maxd_ms",
+            "access.ack_control.maxd_ms",
             a.maxd_ms,
-            "a number >= radio.ack_control.mind_ms",
+            "a number >= access.ack_control.mind_ms",
         )?;
-        finite_nonneg("radio.ack_control.alpha", a.alpha)?;
+        finite_nonneg("access.ack_control.alpha", a.alpha)?;
         Ok(())
     }
 }
@@ -1143,8 +1218,10 @@ impl ScenarioConfig {
                 )?;
             }
         }
-        if let Some(r) = &self.radio {
-            r.validate()?;
+        match &self.access {
+            AccessConfig::Wired(_) => {}
+            AccessConfig::Umts(r) => r.validate()?,
+            AccessConfig::Rlp(r) => r.validate()?,
         }
         for (i, l) in self.links.iter().enumerate() {
             if let Some(v) = &l.variable_delay {
@@ -1176,17 +1253,8 @@ impl ScenarioConfig {
             duration_ms("bs_ack.reply_reset_after_ms", b.reply_reset_after_ms)?;
             // g and dupAckThresh: the controller's own checks (the ones its constructor relies on).
             if let Some(p) = b.params() {
-                p.validate()?;
+                p.validate().map_err(|e| e.at("bs_ack"))?;
             }
-        }
-        if let Some(r) = &self.rlp {
-            check(
-                self.radio.is_none(),
-                "rlp",
-                "set",
-                "unset when radio is set (one radio link per path)",
-            )?;
-            r.validate()?;
         }
         Ok(())
     }

@@ -1,4 +1,4 @@
-//! TCP Reno/NewReno bulk sender and delayed-ACK receiver, sans-IO.
+//! TCP Reno/NewReno bulk sender, sans-IO.
 //!
 //! Neither entity owns a clock, a socket or a scheduler: handlers take `now` and update state,
 //! [`TcpSender::poll_transmit`] hands out segments to put on the wire and `poll_timeout` tells
@@ -9,13 +9,12 @@
 //! Specs: RFC 5681 (congestion control), RFC 6582 (NewReno), RFC 6298 (RTO), RFC 1122 and
 //! RFC 5681 §4.2 (delayed ACKs); model-specs §5.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
-use crate::config::{TcpConfig, TcpVariant};
-use crate::engine::{millis, Time};
-
-/// The "arbitrarily high" initial ssthresh (RFC 5681 §3.1): larger than any window we reach.
-pub const SSTHRESH_INFINITE: u64 = u64::MAX / 4;
+use super::cc::{CongestionControl, Reno};
+use super::rtt::RttEstimator;
+use super::TcpVariant;
+use crate::engine::Time;
 
 /// A data segment the sender wants on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,22 +38,6 @@ pub struct SenderParams {
     pub granularity: Time,
 }
 
-impl SenderParams {
-    pub fn from_config(c: &TcpConfig) -> Self {
-        let mss = c.packet_size_bytes - c.header_bytes;
-        Self {
-            variant: c.variant,
-            mss,
-            initial_window: c.initial_window_segments as u64 * mss as u64,
-            initial_ssthresh: c.initial_ssthresh_bytes.unwrap_or(SSTHRESH_INFINITE),
-            initial_rto: millis(c.initial_rto_ms),
-            min_rto: millis(c.min_rto_ms),
-            max_rto: millis(c.max_rto_ms),
-            granularity: millis(c.clock_granularity_ms),
-        }
-    }
-}
-
 /// Counters kept by the sender for the whole run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SenderStats {
@@ -63,6 +46,18 @@ pub struct SenderStats {
     pub fast_retransmits: u64,
     pub timeouts: u64,
     pub acks_received: u64,
+    /// Congestion-window reductions: fast retransmits, and timeouts that found cwnd above
+    /// one segment (a backed-off timeout does not reduce it again).
+    pub cwnd_reductions: u64,
+}
+
+/// What a retransmission timeout did, for observers (the spurious-timeout oracle).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeout {
+    /// SND.UNA when the timer expired: the segment it retransmits.
+    pub una: u64,
+    /// cwnd fell (it was above one segment).
+    pub cwnd_cut: bool,
 }
 
 /// One outstanding segment, for RTT sampling under Karn's rule.
@@ -84,8 +79,7 @@ pub struct TcpSender {
     snd_nxt: u64,
     /// HighTx: one past the highest byte ever sent.
     high_tx: u64,
-    cwnd: u64,
-    ssthresh: u64,
+    cc: CongestionControl,
     /// Peer's advertised window.
     rwnd: u64,
     dupacks: u32,
@@ -99,12 +93,7 @@ pub struct TcpSender {
     partial_ack_seen: bool,
     /// A fast retransmit or partial-ACK retransmission of SND.UNA is due.
     retransmit_pending: bool,
-    srtt: Option<Time>,
-    rttvar: Time,
-    /// Current RTO including backoff.
-    rto: Time,
-    /// Consecutive expiries without a valid RTT sample since (RFC 6298 §5.5, Karn).
-    backoffs: u32,
+    rtt: RttEstimator,
     rto_deadline: Option<Time>,
     sent: VecDeque<SentRecord>,
     /// Total bytes the application offers; `None` for an endless bulk transfer.
@@ -115,9 +104,12 @@ pub struct TcpSender {
 impl TcpSender {
     pub fn new(p: SenderParams) -> Self {
         Self {
-            cwnd: p.initial_window,
-            ssthresh: p.initial_ssthresh,
-            rto: p.initial_rto,
+            cc: CongestionControl::Reno(Reno::new(
+                p.mss as u64,
+                p.initial_window,
+                p.initial_ssthresh,
+            )),
+            rtt: RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto, p.granularity),
             rwnd: u64::MAX,
             started: false,
             snd_una: 0,
@@ -128,9 +120,6 @@ impl TcpSender {
             recover: None,
             partial_ack_seen: false,
             retransmit_pending: false,
-            srtt: None,
-            rttvar: 0,
-            backoffs: 0,
             rto_deadline: None,
             sent: VecDeque::new(),
             app_limit: None,
@@ -140,14 +129,14 @@ impl TcpSender {
     }
 
     pub fn cwnd(&self) -> u64 {
-        self.cwnd
+        self.cc.cwnd()
     }
     pub fn ssthresh(&self) -> u64 {
-        self.ssthresh
+        self.cc.ssthresh()
     }
     /// The window the sender may have outstanding: min(cwnd, the peer's advertised window).
     pub fn send_window(&self) -> u64 {
-        self.cwnd.min(self.rwnd)
+        self.cwnd().min(self.rwnd)
     }
     pub fn snd_una(&self) -> u64 {
         self.snd_una
@@ -162,10 +151,10 @@ impl TcpSender {
         self.in_recovery
     }
     pub fn rto(&self) -> Time {
-        self.rto
+        self.rtt.rto()
     }
     pub fn srtt(&self) -> Option<Time> {
-        self.srtt
+        self.rtt.srtt()
     }
     pub fn mss(&self) -> u32 {
         self.p.mss
@@ -221,7 +210,7 @@ impl TcpSender {
             }
         } else {
             let len = self.seg_len(self.snd_nxt);
-            let wnd = self.cwnd.min(self.rwnd);
+            let wnd = self.send_window();
             // Only full-sized segments (but the last): a bulk sender always has a full MSS to
             // send, and sending a runt would be silly-window behaviour (RFC 1122 §4.2.3.4).
             if len == 0 || self.flight_size() + mss > wnd {
@@ -249,7 +238,7 @@ impl TcpSender {
         self.stats.segments_sent += 1;
         // RFC 6298 §5.1: start the timer when a segment is sent and it is not running.
         if self.rto_deadline.is_none() {
-            self.rto_deadline = Some(now + self.rto);
+            self.rto_deadline = Some(now + self.rtt.rto());
         }
         Some(seg)
     }
@@ -258,7 +247,6 @@ impl TcpSender {
     pub fn on_ack(&mut self, now: Time, ack: u64, rwnd: u32) {
         self.stats.acks_received += 1;
         self.rwnd = rwnd as u64;
-        let mss = self.p.mss as u64;
         // An ACK beyond anything sent cannot come from our receiver; clamp defensively.
         let ack = ack.min(self.high_tx);
         if ack > self.snd_una {
@@ -277,16 +265,11 @@ impl TcpSender {
                     self.on_partial_ack(now, newly_acked);
                     return;
                 }
-                // Full ACK (NewReno) or first new ACK (Reno): deflate the window
-                // (RFC 5681 §3.2 step 6, RFC 6582 §3.2 step 3 option "ssthresh").
-                self.cwnd = self.ssthresh;
+                // Full ACK (NewReno) or first new ACK (Reno): deflate the window.
+                self.cc.on_recovery_end();
                 self.in_recovery = false;
-            } else if self.cwnd < self.ssthresh {
-                // Slow start, RFC 5681 eq. (2) with the byte-counting limit L = 1 SMSS.
-                self.cwnd += newly_acked.min(mss);
             } else {
-                // Congestion avoidance, RFC 5681 eq. (3).
-                self.cwnd += (mss * mss / self.cwnd).max(1);
+                self.cc.on_ack(newly_acked);
             }
             self.dupacks = 0;
             self.restart_or_stop_timer(now);
@@ -297,41 +280,35 @@ impl TcpSender {
     }
 
     fn on_dupack(&mut self, ack: u64) {
-        let mss = self.p.mss as u64;
         self.dupacks += 1;
-        if self.in_recovery {
-            // RFC 5681 §3.2 step 4: each further duplicate inflates the window.
-            self.cwnd += mss;
-        } else if self.dupacks == 3 {
-            // RFC 6582 §3.2 step 2: enter only if the cumulative ACK covers more than
-            // `recover`. Duplicates of exactly HighTx-at-RTO come from go-back-N copies of data
-            // the receiver already holds; they must not start a second, spurious recovery.
-            if self.p.variant == TcpVariant::NewReno && self.recover.is_some_and(|r| ack <= r) {
-                return;
-            }
-            self.ssthresh = (self.flight_size() / 2).max(2 * mss);
+        // RFC 6582 §3.2 step 2: enter only if the cumulative ACK covers more than `recover`.
+        // Duplicates of exactly HighTx-at-RTO come from go-back-N copies of data the receiver
+        // already holds; they must not start a second, spurious recovery.
+        if !self.in_recovery
+            && self.dupacks == 3
+            && self.p.variant == TcpVariant::NewReno
+            && self.recover.is_some_and(|r| ack <= r)
+        {
+            return;
+        }
+        let flight = self.flight_size();
+        if self.cc.on_dup_ack(self.dupacks, self.in_recovery, flight) {
             self.recover = Some(self.high_tx);
             self.in_recovery = true;
             self.partial_ack_seen = false;
-            self.cwnd = self.ssthresh + 3 * mss;
             self.schedule_retransmit_una();
             self.stats.fast_retransmits += 1;
+            self.stats.cwnd_reductions += 1;
         }
     }
 
     /// RFC 6582 §3.2 step 5.
     fn on_partial_ack(&mut self, now: Time, newly_acked: u64) {
-        let mss = self.p.mss as u64;
         self.schedule_retransmit_una();
-        // Deflate by the amount acknowledged, add back one SMSS if at least one was acked.
-        self.cwnd = self.cwnd.saturating_sub(newly_acked);
-        if newly_acked >= mss {
-            self.cwnd += mss;
-        }
-        self.cwnd = self.cwnd.max(mss);
+        self.cc.on_partial_ack(newly_acked);
         if !self.partial_ack_seen {
             self.partial_ack_seen = true;
-            self.rto_deadline = Some(now + self.rto);
+            self.rto_deadline = Some(now + self.rtt.rto());
         }
     }
 
@@ -345,7 +322,7 @@ impl TcpSender {
     /// RFC 6298 §5.2/5.3: stop when everything is acknowledged, else restart with the RTO.
     fn restart_or_stop_timer(&mut self, now: Time) {
         self.rto_deadline = if self.snd_una < self.high_tx {
-            Some(now + self.rto)
+            Some(now + self.rtt.rto())
         } else {
             None
         };
@@ -371,42 +348,24 @@ impl TcpSender {
         if covers_retransmission {
             return;
         }
-        let sample = now - r.sent_at;
-        match self.srtt {
-            None => {
-                // RFC 6298 §2.2.
-                self.srtt = Some(sample);
-                self.rttvar = sample / 2;
-            }
-            Some(srtt) => {
-                // RFC 6298 §2.3, beta = 1/4 then alpha = 1/8, in that order.
-                let err = srtt.abs_diff(sample);
-                self.rttvar = (3 * self.rttvar + err) / 4;
-                self.srtt = Some((7 * srtt + sample) / 8);
-            }
-        }
-        // A valid sample ends any backoff (RFC 6298 §5.7 and Karn).
-        self.backoffs = 0;
-        let srtt = self.srtt.unwrap_or(sample);
-        let rto = srtt + self.p.granularity.max(4 * self.rttvar);
-        // §2.4 lower bound, §2.5 upper bound.
-        self.rto = rto.clamp(self.p.min_rto, self.p.max_rto);
+        self.rtt.on_sample(now - r.sent_at);
     }
 
     /// Called at (or after) the deadline from `poll_timeout`. A deadline that has moved later
     /// makes this a no-op, so a stale wake-up is harmless.
-    pub fn on_timeout(&mut self, now: Time) {
+    /// Returns what the expiry did, or `None` if nothing expired.
+    pub fn on_timeout(&mut self, now: Time) -> Option<Timeout> {
         match self.rto_deadline {
             Some(d) if d <= now => {}
-            _ => return,
+            _ => return None,
         }
-        let mss = self.p.mss as u64;
         self.stats.timeouts += 1;
-        // RFC 5681 §3.1 eq. (4); on later expiries for the same segment ssthresh is held.
-        if self.backoffs == 0 {
-            self.ssthresh = (self.flight_size() / 2).max(2 * mss);
+        let una = self.snd_una;
+        let first = self.rtt.backoffs() == 0;
+        let cwnd_cut = self.cc.on_rto(self.flight_size(), first);
+        if cwnd_cut {
+            self.stats.cwnd_reductions += 1;
         }
-        self.cwnd = mss;
         // RFC 6582 §3.2 step 4 (RTO sets recover) and go-back-N from SND.UNA.
         self.recover = Some(self.high_tx);
         self.in_recovery = false;
@@ -417,192 +376,8 @@ impl TcpSender {
             r.retransmitted = true;
         }
         // RFC 6298 §5.5-5.6: back off and restart.
-        self.backoffs += 1;
-        self.rto = (self.rto * 2).min(self.p.max_rto);
-        self.rto_deadline = Some(now + self.rto);
-    }
-}
-
-/// Receiver parameters.
-#[derive(Debug, Clone)]
-pub struct ReceiverParams {
-    pub rcv_buf: u32,
-    /// RFC 7323 window scaling: the advertised window may exceed the 16-bit field's 65 535.
-    pub window_scaling: bool,
-    pub delack_count: u32,
-    pub delack_timeout: Time,
-}
-
-impl ReceiverParams {
-    pub fn from_config(c: &TcpConfig) -> Self {
-        Self {
-            rcv_buf: c.receive_buffer_bytes(),
-            window_scaling: c.window_scaling,
-            delack_count: c.delack_count,
-            delack_timeout: millis(c.delack_timeout_ms),
-        }
-    }
-}
-
-/// An ACK the receiver wants to send.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Ack {
-    pub ack: u64,
-    pub rwnd: u32,
-}
-
-/// What a data arrival produced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Arrival {
-    /// Bytes newly delivered in order to the application.
-    pub delivered: u64,
-    pub ack: Option<Ack>,
-}
-
-/// Receiver with an always-reading application, out-of-order buffering and delayed ACKs.
-#[derive(Debug, Clone)]
-pub struct TcpReceiver {
-    p: ReceiverParams,
-    /// RCV.NXT: next byte expected in order.
-    rcv_nxt: u64,
-    /// Out-of-order data held: start -> end, non-overlapping, non-adjacent.
-    ooo: BTreeMap<u64, u64>,
-    /// In-order segments received since the last ACK.
-    unacked_segments: u32,
-    delack_deadline: Option<Time>,
-    pub acks_sent: u64,
-}
-
-impl TcpReceiver {
-    pub fn new(p: ReceiverParams) -> Self {
-        Self {
-            p,
-            rcv_nxt: 0,
-            ooo: BTreeMap::new(),
-            unacked_segments: 0,
-            delack_deadline: None,
-            acks_sent: 0,
-        }
-    }
-
-    pub fn rcv_nxt(&self) -> u64 {
-        self.rcv_nxt
-    }
-
-    /// Whether every byte of `[seq, seq + len)` has arrived (in order or held out of order).
-    pub fn has(&self, seq: u64, len: u32) -> bool {
-        let end = seq + len as u64;
-        if end <= self.rcv_nxt {
-            return true;
-        }
-        let from = seq.max(self.rcv_nxt);
-        self.ooo
-            .range(..=from)
-            .next_back()
-            .is_some_and(|(_, &e)| e >= end)
-    }
-
-    /// Bytes held out of order.
-    pub fn ooo_bytes(&self) -> u64 {
-        self.ooo.iter().map(|(s, e)| e - s).sum()
-    }
-
-    pub fn poll_timeout(&self) -> Option<Time> {
-        self.delack_deadline
-    }
-
-    /// The advertised window. Out-of-order bytes lie inside the window that starts at RCV.NXT,
-    /// and the application reads in-order data at once, so the window is the whole buffer (as
-    /// in BSD-derived stacks and ns-3), capped by the 16-bit field without window scaling.
-    fn rwnd(&self) -> u32 {
-        if self.p.window_scaling {
-            self.p.rcv_buf
-        } else {
-            self.p.rcv_buf.min(65_535)
-        }
-    }
-
-    fn send_ack(&mut self) -> Ack {
-        self.unacked_segments = 0;
-        self.delack_deadline = None;
-        self.acks_sent += 1;
-        Ack {
-            ack: self.rcv_nxt,
-            rwnd: self.rwnd(),
-        }
-    }
-
-    /// A data segment `[seq, seq + len)` arrived.
-    pub fn on_segment(&mut self, now: Time, seq: u64, len: u32) -> Arrival {
-        let end = seq + len as u64;
-        if end <= self.rcv_nxt {
-            // Entirely old: the ACK that covered it was probably lost; re-ACK at once.
-            return Arrival {
-                delivered: 0,
-                ack: Some(self.send_ack()),
-            };
-        }
-        if seq > self.rcv_nxt {
-            // RFC 5681 §4.2: an out-of-order segment triggers an immediate duplicate ACK.
-            self.insert_ooo(seq, end);
-            return Arrival {
-                delivered: 0,
-                ack: Some(self.send_ack()),
-            };
-        }
-        let had_gap = !self.ooo.is_empty();
-        let before = self.rcv_nxt;
-        self.rcv_nxt = end;
-        // Pull in any held data that is now contiguous.
-        while let Some((&s, &e)) = self.ooo.first_key_value() {
-            if s > self.rcv_nxt {
-                break;
-            }
-            self.ooo.pop_first();
-            self.rcv_nxt = self.rcv_nxt.max(e);
-        }
-        let delivered = self.rcv_nxt - before;
-        let ack = if had_gap {
-            // RFC 5681 §4.2: a segment that fills a gap, wholly or in part, is ACKed at once.
-            Some(self.send_ack())
-        } else {
-            self.unacked_segments += 1;
-            if self.unacked_segments >= self.p.delack_count {
-                Some(self.send_ack())
-            } else {
-                if self.delack_deadline.is_none() {
-                    self.delack_deadline = Some(now + self.p.delack_timeout);
-                }
-                None
-            }
-        };
-        Arrival { delivered, ack }
-    }
-
-    fn insert_ooo(&mut self, mut start: u64, mut end: u64) {
-        // Merge with any overlapping or adjacent intervals so the map stays canonical.
-        if let Some((&s, &e)) = self.ooo.range(..=start).next_back() {
-            if e >= start {
-                start = s;
-                end = end.max(e);
-                self.ooo.remove(&s);
-            }
-        }
-        while let Some((&s, &e)) = self.ooo.range(start..).next() {
-            if s > end {
-                break;
-            }
-            end = end.max(e);
-            self.ooo.remove(&s);
-        }
-        self.ooo.insert(start, end);
-    }
-
-    /// The delayed-ACK timer; returns the ACK if it is due.
-    pub fn on_timeout(&mut self, now: Time) -> Option<Ack> {
-        match self.delack_deadline {
-            Some(d) if d <= now => Some(self.send_ack()),
-            _ => None,
-        }
+        self.rtt.on_expiry();
+        self.rto_deadline = Some(now + self.rtt.rto());
+        Some(Timeout { una, cwnd_cut })
     }
 }

@@ -1,0 +1,166 @@
+//! From the configuration schema to entity parameters: units resolved into ticks, bits and
+//! bytes, enums mapped onto the entities' own. Entities never import the schema; this module
+//! is the only bridge, and the only place that knows both.
+
+use super::{
+    AckControlConfig, AckControlMode, AckRelease, BufferConfig, BufferDisciplineKind,
+    ChannelConfig, ChannelKind, LinkConfig, RlpConfig, TcpConfig, TcpVariant, UmtsConfig,
+};
+use crate::ack::{self, AckRateParams};
+use crate::engine::{millis, RngStream, Time};
+use crate::link::{Dir, LinkDirParams};
+use crate::queue::{Aqm, BufferDiscipline, Codel, Pie, Red, Sbd};
+use crate::radio::channel::{ChannelModel, MarkovParams};
+use crate::radio::rlc_am::RlcAmParams;
+use crate::radio::rlp::RlpParams;
+use crate::tcp::{self, ReceiverParams, SenderParams, SSTHRESH_INFINITE};
+
+pub fn tcp_variant(v: TcpVariant) -> tcp::TcpVariant {
+    match v {
+        TcpVariant::Reno => tcp::TcpVariant::Reno,
+        TcpVariant::NewReno => tcp::TcpVariant::NewReno,
+    }
+}
+
+pub fn sender_params(c: &TcpConfig) -> SenderParams {
+    let mss = c.packet_size_bytes - c.header_bytes;
+    SenderParams {
+        variant: tcp_variant(c.variant),
+        mss,
+        initial_window: c.initial_window_segments as u64 * mss as u64,
+        initial_ssthresh: c.initial_ssthresh_bytes.unwrap_or(SSTHRESH_INFINITE),
+        initial_rto: millis(c.initial_rto_ms),
+        min_rto: millis(c.min_rto_ms),
+        max_rto: millis(c.max_rto_ms),
+        granularity: millis(c.clock_granularity_ms),
+    }
+}
+
+pub fn receiver_params(c: &TcpConfig) -> ReceiverParams {
+    ReceiverParams {
+        rcv_buf: c.receive_buffer_bytes(),
+        window_scaling: c.window_scaling,
+        delack_count: c.delack_count,
+        delack_timeout: millis(c.delack_timeout_ms),
+    }
+}
+
+/// One direction of a wired link: `loss_rate` for data, `ack_loss_rate` for ACKs.
+pub fn link_dir_params(c: &LinkConfig, dir: Dir) -> LinkDirParams {
+    LinkDirParams {
+        rate_bps: c.rate_kbps * 1000.0,
+        prop_delay: millis(c.delay_ms),
+        loss_rate: match dir {
+            Dir::Data => c.loss_rate,
+            Dir::Ack => c.ack_loss_rate,
+        },
+        limit_packets: c.queue.limit_packets as usize,
+        limit_bytes: c.queue.limit_bytes,
+    }
+}
+
+pub fn channel_model(c: &ChannelConfig) -> ChannelModel {
+    match c.model {
+        ChannelKind::None => ChannelModel::ErrorFree,
+        ChannelKind::Iid => ChannelModel::Iid { fer: c.fer },
+        ChannelKind::Markov => ChannelModel::Markov(
+            MarkovParams::from_fer_doppler(c.fer, c.fd_t)
+                .expect("channel parameters validated with the configuration"),
+        ),
+    }
+}
+
+pub fn rlc_am_params(r: &UmtsConfig) -> RlcAmParams {
+    RlcAmParams {
+        pdu_payload_bytes: r.pdu_payload_bytes,
+        li_bytes: r.li_bytes,
+        window_pdus: r.rlc.window_pdus,
+        max_dat: r.rlc.max_dat,
+        timer_poll: millis(r.rlc.poll_timer_ms),
+        timer_poll_prohibit: millis(r.rlc.poll_prohibit_ms),
+        timer_status_prohibit: millis(r.rlc.status_prohibit_ms),
+        poll_window_pct: r.rlc.poll_window_pct,
+        poll_last_pdu: r.rlc.poll_last_pdu,
+        poll_last_retransmitted: r.rlc.poll_last_retransmitted,
+        missing_pdu_indicator: r.rlc.missing_pdu_indicator,
+        timer_mrw: millis(r.rlc.mrw_timer_ms),
+    }
+}
+
+pub fn rlp_params(c: &RlpConfig) -> RlpParams {
+    RlpParams {
+        frame_payload_bytes: c.frame_payload_bytes,
+        frames_per_slot: c.frames_per_slot,
+        nak_rounds: c.nak_rounds,
+        t_ret: millis(c.t_ret_ms),
+        t_abort: millis(c.t_abort_ms),
+        idle_frames: c.idle_frames,
+    }
+}
+
+/// The ACK rate controller's parameters; `None` when the mode is `none`. `delay` is the
+/// alpha = 0 case (a fixed spacing once BO >= minth).
+pub fn ack_rate_params(c: &AckControlConfig, tti: Time) -> Option<AckRateParams> {
+    if c.mode == AckControlMode::None {
+        return None;
+    }
+    Some(AckRateParams {
+        minth: c.minth_sdus,
+        maxth: c.maxth_sdus,
+        mind: millis(c.mind_ms),
+        maxd: millis(c.maxd_ms),
+        alpha: if c.mode == AckControlMode::Delay {
+            0.0
+        } else {
+            c.alpha
+        },
+        tti: c.sync_to_tti.then_some(tti),
+        release: match c.release {
+            AckRelease::PerTti => ack::AckRelease::PerTti,
+            AckRelease::OnePerEvent => ack::AckRelease::OnePerEvent,
+            AckRelease::WhileDue => ack::AckRelease::WhileDue,
+        },
+    })
+}
+
+/// The per-user buffer's discipline. `sdu_bytes`: the maximum SDU size, converting thresholds
+/// in SDUs to bits for SBD.
+pub fn buffer_discipline(
+    c: &BufferConfig,
+    sdu_bytes: u32,
+    tti: Time,
+    rng: RngStream,
+) -> BufferDiscipline {
+    let limit = c.limit_sdus as usize;
+    let bits = sdu_bytes as f64 * 8.0;
+    let aqm = match c.discipline {
+        BufferDisciplineKind::DropTail => Aqm::DropTail,
+        BufferDisciplineKind::Red => Aqm::Red(Red::new(
+            c.red.min_th_sdus,
+            c.red.max_th_sdus,
+            c.red.max_p,
+            rng,
+        )),
+        BufferDisciplineKind::Sbd => Aqm::Sbd(Sbd::new(
+            c.sbd.min_th_sdus * bits,
+            limit as f64 * bits,
+            millis(c.sbd.t_r_ms),
+            c.sbd.alpha_bits,
+            c.sbd.sync_to_tti.then_some(tti),
+        )),
+        BufferDisciplineKind::Codel => Aqm::Codel(Codel::new(
+            millis(c.codel.target_ms),
+            millis(c.codel.interval_ms),
+            sdu_bytes as u64,
+        )),
+        BufferDisciplineKind::Pie => Aqm::Pie(Pie::new(
+            millis(c.pie.qdelay_ref_ms),
+            millis(c.pie.t_update_ms),
+            c.pie.alpha,
+            c.pie.beta,
+            millis(c.pie.max_burst_ms),
+            rng,
+        )),
+    };
+    BufferDiscipline::new(limit, aqm)
+}

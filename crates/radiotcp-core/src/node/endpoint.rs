@@ -1,0 +1,348 @@
+//! Endpoint nodes: a server or a UE with the TCP senders and receivers of its flows. A host
+//! sends towards its peers through its routes (a link for a server or a wired client, the
+//! access node for a UE) and records per-flow goodput, delay and traces.
+
+use crate::engine::{to_millis, to_secs, Time, TimerSlot};
+use crate::packet::{HostId, Packet, PacketKind};
+use crate::results::{FlowStats, RunResult};
+use crate::tcp::{ReceiverParams, SenderParams, TcpReceiver, TcpSender, SSTHRESH_INFINITE};
+
+use super::{Ctx, NodeEvent};
+
+#[derive(Debug, Clone)]
+pub enum HostEvent {
+    /// The application of `flow` opens its connection.
+    FlowStart(u32),
+    SenderTimer {
+        flow: u32,
+        generation: u32,
+    },
+    ReceiverTimer {
+        flow: u32,
+        generation: u32,
+    },
+}
+
+/// The sending end of one flow.
+struct TxFlow {
+    flow: u32,
+    peer: HostId,
+    sender: TcpSender,
+    timer: TimerSlot,
+    start: Time,
+    header_bytes: u32,
+    /// Last values written to the traces, to record changes only.
+    traced: (u64, u64),
+    traced_window: u64,
+    traced_rto: Time,
+    traced_cuts: u64,
+}
+
+/// The receiving end of one flow.
+struct RxFlow {
+    flow: u32,
+    peer: HostId,
+    receiver: TcpReceiver,
+    timer: TimerSlot,
+    ack_size: u32,
+    bytes_delivered: u64,
+    /// One-way delays (ns) of data segments arriving in the measured interval.
+    delays: Vec<Time>,
+    duplicate_arrivals: u64,
+}
+
+/// A host: the TCP ends of the flows it terminates.
+pub struct Host {
+    pub id: HostId,
+    tx: Vec<TxFlow>,
+    rx: Vec<RxFlow>,
+    /// flow -> index into `tx` or `rx` (flows are numbered across the scenario).
+    local: Vec<u32>,
+}
+
+const ABSENT: u32 = u32::MAX;
+
+impl Host {
+    pub fn new(id: HostId, flows: usize) -> Self {
+        Self {
+            id,
+            tx: Vec::new(),
+            rx: Vec::new(),
+            local: vec![ABSENT; flows],
+        }
+    }
+
+    /// This host sends `flow` to `peer`, starting at `start` (the caller schedules
+    /// [`HostEvent::FlowStart`]).
+    pub fn add_sender(
+        &mut self,
+        flow: u32,
+        peer: HostId,
+        p: SenderParams,
+        header_bytes: u32,
+        start: Time,
+    ) {
+        self.local[flow as usize] = self.tx.len() as u32;
+        self.tx.push(TxFlow {
+            flow,
+            peer,
+            sender: TcpSender::new(p),
+            timer: TimerSlot::default(),
+            start,
+            header_bytes,
+            traced: (0, 0),
+            traced_window: 0,
+            traced_rto: 0,
+            traced_cuts: 0,
+        });
+    }
+
+    /// This host receives `flow` from `peer`, acknowledging with `ack_size`-byte ACKs.
+    pub fn add_receiver(&mut self, flow: u32, peer: HostId, p: ReceiverParams, ack_size: u32) {
+        self.local[flow as usize] = self.rx.len() as u32;
+        self.rx.push(RxFlow {
+            flow,
+            peer,
+            receiver: TcpReceiver::new(p),
+            timer: TimerSlot::default(),
+            ack_size,
+            bytes_delivered: 0,
+            delays: Vec::new(),
+            duplicate_arrivals: 0,
+        });
+    }
+
+    #[inline]
+    fn index(&self, flow: u32) -> usize {
+        self.local[flow as usize] as usize
+    }
+
+    pub fn handle(&mut self, ctx: &mut Ctx, ev: HostEvent) {
+        let now = ctx.now;
+        match ev {
+            HostEvent::FlowStart(f) => {
+                let i = self.index(f);
+                self.tx[i].sender.start();
+                self.after_sender(ctx, i);
+            }
+            HostEvent::SenderTimer { flow, generation } => {
+                let i = self.index(flow);
+                let f = &mut self.tx[i];
+                if f.timer.fire(generation) {
+                    // The slot may fire before the sender's deadline (it moved later): then
+                    // nothing expired. A timeout is spurious if the oldest outstanding segment
+                    // already arrived, or arrives later in a copy sent before now.
+                    if let Some(t) = f.sender.on_timeout(now) {
+                        ctx.probe.on_timeout(now, flow, t.una);
+                    }
+                    self.after_sender(ctx, i);
+                }
+            }
+            HostEvent::ReceiverTimer { flow, generation } => {
+                let i = self.index(flow);
+                let f = &mut self.rx[i];
+                if f.timer.fire(generation) {
+                    let ack = f.receiver.on_timeout(now);
+                    self.after_receiver(ctx, i, ack);
+                }
+            }
+        }
+    }
+
+    pub fn receive(&mut self, ctx: &mut Ctx, pkt: Packet) {
+        debug_assert_eq!(pkt.dst, self.id, "routed to the wrong host");
+        match pkt.kind {
+            PacketKind::Data => self.deliver_data(ctx, pkt),
+            PacketKind::Ack => {
+                let now = ctx.now;
+                if let Some(t) = ctx.probe.traces.as_mut() {
+                    t.ack_received.push(to_secs(now), pkt.flow, pkt.seq as f64);
+                }
+                let i = self.index(pkt.flow);
+                self.tx[i].sender.on_ack(now, pkt.seq, pkt.rwnd);
+                self.after_sender(ctx, i);
+            }
+        }
+    }
+
+    /// Drain the sender's transmit queue into the network and keep its timer event in step.
+    fn after_sender(&mut self, ctx: &mut Ctx, i: usize) {
+        let now = ctx.now;
+        let f = &mut self.tx[i];
+        while let Some(seg) = f.sender.poll_transmit(now) {
+            let pkt = Packet {
+                flow: f.flow,
+                kind: PacketKind::Data,
+                dst: f.peer,
+                seq: seg.seq,
+                len: seg.len,
+                size: seg.len + f.header_bytes,
+                rwnd: 0,
+                sent_at: now,
+            };
+            if let Some(t) = ctx.probe.traces.as_mut() {
+                t.seq_sent.push(to_secs(now), f.flow, seg.seq as f64);
+            }
+            if seg.retransmission {
+                ctx.probe.on_retransmit(now, f.flow, seg.seq, seg.len);
+            }
+            ctx.send(pkt);
+        }
+        let flow = f.flow;
+        ctx.sync(&mut f.timer, f.sender.poll_timeout(), |generation| {
+            NodeEvent::Host(HostEvent::SenderTimer { flow, generation })
+        });
+        if let Some(t) = ctx.probe.traces.as_mut() {
+            let time = to_secs(now);
+            let cur = (f.sender.cwnd(), f.sender.ssthresh());
+            if cur.0 != f.traced.0 {
+                t.cwnd.push(time, flow, cur.0 as f64);
+            }
+            if cur.1 != f.traced.1 {
+                t.ssthresh.push(time, flow, ssthresh_value(cur.1));
+            }
+            f.traced = cur;
+            let window = f.sender.send_window();
+            if window != f.traced_window {
+                t.window.push(time, flow, window as f64);
+                f.traced_window = window;
+            }
+            let rto = f.sender.rto();
+            if rto != f.traced_rto {
+                t.rto.push(time, flow, to_millis(rto));
+                f.traced_rto = rto;
+            }
+            let cuts = f.sender.stats.cwnd_reductions;
+            if cuts != f.traced_cuts {
+                t.cwnd_reductions.push(time, flow, cuts as f64);
+                f.traced_cuts = cuts;
+            }
+        }
+    }
+
+    fn deliver_data(&mut self, ctx: &mut Ctx, pkt: Packet) {
+        let now = ctx.now;
+        let measuring = now >= ctx.probe.measure_from;
+        let i = self.index(pkt.flow);
+        let f = &mut self.rx[i];
+        if measuring {
+            f.delays.push(now - pkt.sent_at);
+        }
+        if f.receiver.has(pkt.seq, pkt.len) {
+            f.duplicate_arrivals += 1;
+        }
+        ctx.probe.on_arrival(now, &pkt);
+        let arrival = f.receiver.on_segment(now, pkt.seq, pkt.len);
+        if measuring {
+            f.bytes_delivered += arrival.delivered;
+        }
+        if let Some(t) = ctx.probe.traces.as_mut() {
+            if arrival.delivered > 0 {
+                t.delivered
+                    .push(to_secs(now), pkt.flow, f.receiver.rcv_nxt() as f64);
+            }
+            t.seq_received.push(to_secs(now), pkt.flow, pkt.seq as f64);
+        }
+        self.after_receiver(ctx, i, arrival.ack);
+    }
+
+    /// Send the receiver's ACK (if any) towards the sender and keep its timer in step.
+    fn after_receiver(&mut self, ctx: &mut Ctx, i: usize, ack: Option<crate::tcp::Ack>) {
+        let f = &mut self.rx[i];
+        let flow = f.flow;
+        ctx.sync(&mut f.timer, f.receiver.poll_timeout(), |generation| {
+            NodeEvent::Host(HostEvent::ReceiverTimer { flow, generation })
+        });
+        if let Some(a) = ack {
+            ctx.send(Packet {
+                flow,
+                kind: PacketKind::Ack,
+                dst: f.peer,
+                seq: a.ack,
+                len: 0,
+                size: f.ack_size,
+                rwnd: a.rwnd,
+                sent_at: ctx.now,
+            });
+        }
+    }
+
+    /// Fill this host's side of the per-flow records (created by the caller, one per flow).
+    pub fn finish(&mut self, r: &mut RunResult, _measure_from: Time) {
+        let measured_s = r.measured_s;
+        for f in &self.tx {
+            let s = &f.sender.stats;
+            let out = &mut r.flows[f.flow as usize];
+            out.start_s = to_secs(f.start);
+            out.m.segments_sent = s.segments_sent;
+            out.m.retransmissions = s.retransmissions;
+            out.m.fast_retransmits = s.fast_retransmits;
+            out.m.timeouts = s.timeouts;
+            out.m.cwnd_reductions = s.cwnd_reductions;
+            out.m.acks_received = s.acks_received;
+            out.m.final_cwnd_bytes = f.sender.cwnd();
+            out.m.final_srtt_ms = f.sender.srtt().map_or(f64::NAN, to_millis);
+        }
+        for f in &mut self.rx {
+            let (mean, p50, p95, p99) = delay_summary(&mut f.delays);
+            let out: &mut FlowStats = &mut r.flows[f.flow as usize];
+            out.m.bytes_delivered = f.bytes_delivered;
+            out.m.goodput_kbps = f.bytes_delivered as f64 * 8.0 / measured_s / 1000.0;
+            out.m.delay_mean_ms = mean;
+            out.m.delay_p50_ms = p50;
+            out.m.delay_p95_ms = p95;
+            out.m.delay_p99_ms = p99;
+            out.m.delay_samples = f.delays.len() as u64;
+            out.m.duplicate_arrivals = f.duplicate_arrivals;
+            out.m.acks_sent = f.receiver.acks_sent;
+        }
+    }
+}
+
+/// ssthresh for traces: the "arbitrarily high" initial value is shown as +inf.
+fn ssthresh_value(ssthresh: u64) -> f64 {
+    if ssthresh >= SSTHRESH_INFINITE {
+        f64::INFINITY
+    } else {
+        ssthresh as f64
+    }
+}
+
+/// Mean and the 50th/95th/99th percentiles in ms (linear interpolation between order
+/// statistics, numpy's default). NaN when there are no samples.
+fn delay_summary(d: &mut [Time]) -> (f64, f64, f64, f64) {
+    if d.is_empty() {
+        return (f64::NAN, f64::NAN, f64::NAN, f64::NAN);
+    }
+    d.sort_unstable();
+    let mean = d.iter().map(|&x| x as f64).sum::<f64>() / d.len() as f64;
+    let pct = |q: f64| {
+        let pos = q * (d.len() - 1) as f64;
+        let lo = pos.floor() as usize;
+        let hi = pos.ceil() as usize;
+        let frac = pos - lo as f64;
+        to_millis(d[lo]) * (1.0 - frac) + to_millis(d[hi]) * frac
+    };
+    (
+        mean / crate::engine::NS_PER_MS as f64,
+        pct(0.50),
+        pct(0.95),
+        pct(0.99),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::delay_summary;
+
+    #[test]
+    fn percentiles_interpolate_like_numpy() {
+        // numpy.percentile([1,2,3,4] ms, [50, 95, 99]) = 2.5, 3.85, 3.97
+        let mut d = vec![4_000_000, 1_000_000, 3_000_000, 2_000_000];
+        let (mean, p50, p95, p99) = delay_summary(&mut d);
+        assert!((mean - 2.5).abs() < 1e-12);
+        assert!((p50 - 2.5).abs() < 1e-12);
+        assert!((p95 - 3.85).abs() < 1e-12);
+        assert!((p99 - 3.97).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,145 @@
+//! Nodes of the topology. Each node kind is a driver: it owns its sans-IO entities, turns
+//! what they ask for into events and packets, and reports what happened to the probe. The
+//! simulation loop (`sim.rs`) only dispatches; routing is by destination (`topology.rs`).
+//!
+//! Adding an access network (the LTE cell) means one file here, one variant of [`Node`] and
+//! of [`NodeEvent`], and one variant of the configuration's `access` choice.
+
+pub mod endpoint;
+pub mod rlp;
+pub mod router;
+pub mod umts;
+
+use crate::engine::{EventQueue, Time, TimerSlot};
+use crate::link::Dir;
+use crate::packet::Packet;
+use crate::probe::Probe;
+use crate::results::RunResult;
+use crate::sim::Event;
+use crate::topology::{LinkId, Net, NodeId, Port};
+
+pub use endpoint::{Host, HostEvent};
+pub use rlp::{RlpEvent, RlpNode};
+pub use router::{Router, RouterEvent};
+pub use umts::{UmtsEvent, UmtsNode};
+
+/// Every node kind (enum dispatch: no `Box<dyn>` on the hot path).
+pub enum Node {
+    /// A server or a UE: TCP senders and receivers.
+    Host(Host),
+    /// Forwards by destination; may run the base-station ACK controller.
+    Router(Router),
+    /// A UMTS bearer: the RNC's buffer and RLC AM, the DCH, the UE's RLC AM.
+    Umts(Box<UmtsNode>),
+    /// An IS-707 RLP link: the IAP's buffer and RLP, the traffic channel, the mobile's RLP.
+    Rlp(Box<RlpNode>),
+}
+
+/// A timer or a scheduled step of one node.
+#[derive(Debug, Clone)]
+pub enum NodeEvent {
+    Host(HostEvent),
+    Router(RouterEvent),
+    Umts(UmtsEvent),
+    Rlp(RlpEvent),
+}
+
+impl Node {
+    pub fn handle(&mut self, ctx: &mut Ctx, ev: NodeEvent) {
+        match (self, ev) {
+            (Node::Host(n), NodeEvent::Host(e)) => n.handle(ctx, e),
+            (Node::Router(n), NodeEvent::Router(e)) => n.handle(ctx, e),
+            (Node::Umts(n), NodeEvent::Umts(e)) => n.handle(ctx, e),
+            (Node::Rlp(n), NodeEvent::Rlp(e)) => n.handle(ctx, e),
+            _ => unreachable!("an event reached a node of another kind"),
+        }
+    }
+
+    /// A packet reached the node, over `from` (a link and the direction it travelled) or
+    /// handed over by an attached node (`None`).
+    pub fn receive(&mut self, ctx: &mut Ctx, pkt: Packet, from: Option<(LinkId, Dir)>) {
+        match self {
+            Node::Host(n) => n.receive(ctx, pkt),
+            Node::Router(n) => n.receive(ctx, pkt, from),
+            Node::Umts(n) => n.receive(ctx, pkt),
+            Node::Rlp(n) => n.receive(ctx, pkt),
+        }
+    }
+
+    /// The node's first step, at time 0 after the flow starts: an access node's first TTI or
+    /// frame slot.
+    pub fn start(&mut self, ctx: &mut Ctx) {
+        match self {
+            Node::Umts(_) => UmtsNode::start(ctx),
+            Node::Rlp(_) => RlpNode::start(ctx),
+            Node::Host(_) | Node::Router(_) => {}
+        }
+    }
+
+    /// Add this node's statistics to the result (after the last event).
+    pub fn finish(&mut self, r: &mut RunResult, net: &Net, end: Time, measure_from: Time) {
+        match self {
+            Node::Host(n) => n.finish(r, measure_from),
+            Node::Router(n) => n.finish(r, net),
+            Node::Umts(n) => n.finish(r, end, measure_from),
+            Node::Rlp(n) => n.finish(r, end, measure_from),
+        }
+    }
+}
+
+/// What a node may touch while it handles an event: the clock, the event queue (for its own
+/// events), the network (to send), the probe, and the hand-over list for attached nodes.
+pub struct Ctx<'a> {
+    pub now: Time,
+    /// The node being run: its events are addressed to it.
+    pub node: NodeId,
+    pub q: &'a mut EventQueue<Event>,
+    pub net: &'a mut Net,
+    pub probe: &'a mut Probe,
+    /// Packets for attached nodes, delivered right after this handler returns, in order.
+    pub handoff: &'a mut Vec<(NodeId, Packet)>,
+}
+
+impl Ctx<'_> {
+    #[inline]
+    pub fn schedule(&mut self, at: Time, ev: NodeEvent) {
+        self.q.schedule(at, Event::Node(self.node, ev));
+    }
+
+    /// Keep a timer slot's event in step with an entity's deadline (see [`TimerSlot`]).
+    #[inline]
+    pub fn sync(
+        &mut self,
+        slot: &mut TimerSlot,
+        deadline: Option<Time>,
+        ev: impl FnOnce(u32) -> NodeEvent,
+    ) {
+        let node = self.node;
+        slot.sync(self.q, deadline, |g| Event::Node(node, ev(g)));
+    }
+
+    /// Where this node sends a packet for `pkt.dst`.
+    #[inline]
+    pub fn route(&self, pkt: &Packet) -> Port {
+        self.net.route(self.node, pkt.dst)
+    }
+
+    /// Send a packet towards its destination.
+    #[inline]
+    pub fn send(&mut self, pkt: Packet) {
+        let port = self.route(&pkt);
+        self.send_on(port, pkt);
+    }
+
+    /// Send a packet out of a given port: onto a link now, or to an attached node once the
+    /// current handler returns.
+    #[inline]
+    pub fn send_on(&mut self, port: Port, pkt: Packet) {
+        match port {
+            Port::Link(link, dir) => self
+                .net
+                .send_on(self.q, self.probe, self.now, link, dir, pkt),
+            Port::Attached(node) => self.handoff.push((node, pkt)),
+        }
+    }
+}

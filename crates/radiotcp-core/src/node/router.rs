@@ -1,0 +1,141 @@
+//! A router: forwards by destination. It may run the base-station ACK controller (Zeng) on
+//! one of its links: data it forwards onto that link and ACKs that arrive over it pass through
+//! the controller (docs/models/bs-ack-controller.md).
+
+use crate::ack::{BsAckController, BsAckParams, DataVerdict};
+use crate::engine::{to_millis, to_secs, TimerSlot};
+use crate::link::Dir;
+use crate::packet::Packet;
+use crate::results::{BsAckResult, RunResult};
+use crate::topology::{LinkId, Net, Port};
+
+use super::{Ctx, NodeEvent};
+
+#[derive(Debug, Clone)]
+pub enum RouterEvent {
+    /// The BS controller's txTimer.
+    BsTimer { generation: u32 },
+}
+
+/// The BS ACK controller and the link to the mobile host it watches.
+struct BaseStation {
+    link: LinkId,
+    ctrl: BsAckController,
+    timer: TimerSlot,
+}
+
+#[derive(Default)]
+pub struct Router {
+    bs: Option<Box<BaseStation>>,
+}
+
+impl Router {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Run the BS ACK controller on `link` (this router is the node before it).
+    pub fn with_bs_ack(link: LinkId, p: BsAckParams) -> Self {
+        Self {
+            bs: Some(Box::new(BaseStation {
+                link,
+                ctrl: BsAckController::new(p),
+                timer: TimerSlot::default(),
+            })),
+        }
+    }
+
+    pub fn handle(&mut self, ctx: &mut Ctx, ev: RouterEvent) {
+        match ev {
+            RouterEvent::BsTimer { generation } => {
+                if self.bs.as_mut().is_some_and(|b| b.timer.fire(generation)) {
+                    self.bs_release(ctx);
+                }
+            }
+        }
+    }
+
+    pub fn receive(&mut self, ctx: &mut Ctx, pkt: Packet, from: Option<(LinkId, Dir)>) {
+        let now = ctx.now;
+        if let Some(b) = self.bs.as_mut() {
+            if from == Some((b.link, Dir::Ack)) {
+                // An ACK from the mobile host.
+                b.ctrl.on_ack(now, pkt);
+                self.bs_release(ctx);
+                return;
+            }
+            let port = ctx.route(&pkt);
+            if port == Port::Link(b.link, Dir::Data) {
+                match b.ctrl.on_data(now, pkt) {
+                    DataVerdict::Forward => ctx.send_on(port, pkt),
+                    DataVerdict::Drop { reply } => {
+                        // Already acknowledged by the MH: not forwarded (Zeng, case 3).
+                        ctx.probe.drop(now, &pkt);
+                        if let Some(r) = reply {
+                            ctx.send(r);
+                        }
+                    }
+                }
+                return;
+            }
+        }
+        ctx.send(pkt);
+    }
+
+    /// Send what the BS controller releases towards the fixed host and keep its txTimer in
+    /// step.
+    fn bs_release(&mut self, ctx: &mut Ctx) {
+        let Some(b) = self.bs.as_mut() else {
+            return;
+        };
+        let now = ctx.now;
+        let out = b.ctrl.poll(now);
+        ctx.sync(&mut b.timer, b.ctrl.next_deadline(), |generation| {
+            NodeEvent::Router(RouterEvent::BsTimer { generation })
+        });
+        let queued = b.ctrl.ack_queue_len() as f64;
+        if let Some(t) = ctx.probe.traces.as_mut() {
+            if t.ack_queue.value.last() != Some(&queued) {
+                t.ack_queue.push(to_secs(now), 0, queued);
+            }
+        }
+        for pkt in out {
+            ctx.send(pkt);
+        }
+    }
+
+    pub fn finish(&mut self, r: &mut RunResult, net: &Net) {
+        let Some(b) = self.bs.as_ref() else {
+            return;
+        };
+        let st = b.ctrl.stats();
+        r.bs_ack = Some(BsAckResult {
+            link: net.links[b.link as usize].name.clone(),
+            drops: [("already_acked".to_string(), st.data_dropped_already_acked)].into(),
+            data_in: st.data_in,
+            data_forwarded: st.data_forwarded,
+            acks_in: st.acks_in,
+            acks_sent: st.acks_sent,
+            dup_acks_in: st.dup_acks_in,
+            dup_acks_held: st.dup_acks_held,
+            dup_acks_forwarded: st.dup_acks_forwarded,
+            dup_acks_dropped: st.dup_acks_dropped,
+            acks_generated: st.acks_generated,
+            replies_suppressed: st.replies_suppressed,
+            rtt_samples: st.rtt_samples,
+            acks_delayed: st.acks_delayed,
+            ack_delay_mean_ms: mean_wait_ms(st.total_ack_delay, st.acks_delayed),
+            max_ack_queue: st.max_ack_queue as u64,
+            final_srtt_ms: b.ctrl.srtt().map_or(f64::NAN, to_millis),
+        });
+    }
+}
+
+/// Mean of `n` waits summing to `total` ns, in ms; 0 when nothing waited.
+pub(crate) fn mean_wait_ms(total: u128, n: u64) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        total as f64 / n as f64 / crate::engine::NS_PER_MS as f64
+    }
+}

@@ -1,0 +1,290 @@
+//! The UMTS access node: a 384 kbit/s-class dedicated channel between the RNC and one UE.
+//! Network side: the per-user downlink buffer (the RNC's RLC AM transmitter, with a queue
+//! discipline) and the ACK rate/delay control on the ACKs leaving the RLC; radio: one
+//! block-error channel per direction, one state per TTI; UE side: the UE's RLC AM entity,
+//! fed by the UE host's ACKs (model-specs §1, §2; docs/models/rlc-am.md).
+//!
+//! ```text
+//! wired --> [RNC: buffer + RLC AM] ~~DCH~~> [UE RLC AM] --> UE host (TCP receivers)
+//! wired <-- [ACK control] <-- RLC AM rx <~~DCH~~ [UE RLC AM] <-- UE host's ACKs
+//! ```
+
+use crate::ack::AckRateControl;
+use crate::engine::{to_secs, Time, TimerSlot};
+use crate::packet::{HostId, Packet};
+use crate::probe::Occupancy;
+use crate::queue::{BufferDiscipline, BufferDrop, Verdict};
+use crate::radio::channel::Channel;
+use crate::radio::rlc_am::{Pdu, RlcAmEntity, RlcAmParams};
+use crate::results::{BearerStats, RunResult};
+
+use super::router::mean_wait_ms;
+use super::{Ctx, NodeEvent};
+
+#[derive(Debug, Clone)]
+pub enum UmtsEvent {
+    /// A transmission time interval begins.
+    Tti,
+    /// PDUs of one TTI reach the UE (`to_ue`) or the RNC.
+    RadioArrive { to_ue: bool, pdus: Vec<Pdu> },
+    /// The ACK rate control's id_timer.
+    AckTimer { generation: u32 },
+}
+
+/// Everything the node is built from (resolved by the configuration layer).
+pub struct UmtsParams {
+    pub rlc: RlcAmParams,
+    pub tti: Time,
+    pub pdus_per_tti: u32,
+    pub one_way_delay: Time,
+}
+
+pub struct UmtsNode {
+    /// The UE host this bearer serves.
+    ue: HostId,
+    rnc: RlcAmEntity,
+    ue_rlc: RlcAmEntity,
+    dl: Channel,
+    ul: Channel,
+    tti: Time,
+    slots: u32,
+    delay: Time,
+    discipline: BufferDiscipline,
+    ack_ctrl: Option<AckRateControl>,
+    ack_timer: TimerSlot,
+    /// Buffer drops, indexed by `BufferDrop`.
+    buffer_drops: [u64; BufferDrop::ALL.len()],
+    dl_ttis_lost: u64,
+    ul_ttis_lost: u64,
+    /// BO statistics over the measured interval.
+    occupancy: Occupancy,
+}
+
+impl UmtsNode {
+    pub fn new(
+        ue: HostId,
+        p: UmtsParams,
+        dl: Channel,
+        ul: Channel,
+        discipline: BufferDiscipline,
+        ack_ctrl: Option<AckRateControl>,
+    ) -> Self {
+        Self {
+            ue,
+            rnc: RlcAmEntity::new(p.rlc.clone()),
+            ue_rlc: RlcAmEntity::new(p.rlc),
+            dl,
+            ul,
+            tti: p.tti,
+            slots: p.pdus_per_tti,
+            delay: p.one_way_delay,
+            discipline,
+            ack_ctrl,
+            ack_timer: TimerSlot::default(),
+            buffer_drops: [0; BufferDrop::ALL.len()],
+            dl_ttis_lost: 0,
+            ul_ttis_lost: 0,
+            occupancy: Occupancy::default(),
+        }
+    }
+
+    /// The first TTI, at time 0.
+    pub fn start(ctx: &mut Ctx) {
+        ctx.schedule(0, NodeEvent::Umts(UmtsEvent::Tti));
+    }
+
+    pub fn handle(&mut self, ctx: &mut Ctx, ev: UmtsEvent) {
+        match ev {
+            UmtsEvent::Tti => self.on_tti(ctx),
+            UmtsEvent::RadioArrive { to_ue, pdus } => self.on_radio_arrive(ctx, to_ue, pdus),
+            UmtsEvent::AckTimer { generation } => {
+                if self.ack_timer.fire(generation) {
+                    let now = ctx.now;
+                    let bo = self.rnc.buffer_occupancy() as f64;
+                    let out = self.ack_ctrl.as_mut().map(|c| c.on_timeout(now, bo));
+                    self.forward_acks(ctx, out.unwrap_or_default());
+                }
+            }
+        }
+    }
+
+    /// Data for the UE enters the RNC's buffer; anything else comes from the UE host.
+    pub fn receive(&mut self, ctx: &mut Ctx, pkt: Packet) {
+        if pkt.dst == self.ue {
+            self.rnc_offer(ctx, pkt);
+        } else {
+            // The UE's uplink buffer is not limited: ACKs are small and few.
+            self.ue_rlc.offer_sdu(ctx.now, pkt);
+        }
+    }
+
+    /// One TTI: both channels advance whether or not anything is sent (model-specs §1.3), each
+    /// RLC entity fills its PDU slots, and a lost TTI loses all its PDUs.
+    fn on_tti(&mut self, ctx: &mut Ctx) {
+        let now = ctx.now;
+        let dl_lost = self.dl.advance();
+        let ul_lost = self.ul.advance();
+        self.discipline
+            .advance(now, self.rnc.buffer_bytes() as f64 * 8.0);
+        let discipline = &mut self.discipline;
+        let mut dequeue_drops = [0u64; BufferDrop::ALL.len()];
+        let dl = self
+            .rnc
+            .poll_tti_with(now, self.slots, &mut |sojourn, queued| match discipline
+                .on_dequeue(now, sojourn, queued)
+            {
+                Some(reason) => {
+                    dequeue_drops[reason as usize] += 1;
+                    true
+                }
+                None => false,
+            });
+        for (total, n) in self.buffer_drops.iter_mut().zip(dequeue_drops) {
+            *total += n;
+        }
+        let dropped = self.rnc.take_dropped();
+        self.ue_rlc.take_dropped();
+        let ul = self.ue_rlc.poll_tti(now, self.slots);
+        let arrive = now + self.delay;
+        if !dl.is_empty() {
+            if dl_lost {
+                self.dl_ttis_lost += 1;
+            } else {
+                let ev = UmtsEvent::RadioArrive {
+                    to_ue: true,
+                    pdus: dl,
+                };
+                ctx.schedule(arrive, NodeEvent::Umts(ev));
+            }
+        }
+        if !ul.is_empty() {
+            if ul_lost {
+                self.ul_ttis_lost += 1;
+            } else {
+                let ev = UmtsEvent::RadioArrive {
+                    to_ue: false,
+                    pdus: ul,
+                };
+                ctx.schedule(arrive, NodeEvent::Umts(ev));
+            }
+        }
+        ctx.schedule(now + self.tti, NodeEvent::Umts(UmtsEvent::Tti));
+        // A TTI is an event of the ACK rate control too (access.ack_control.release).
+        let bo = self.rnc.buffer_occupancy() as f64;
+        let acks = self.ack_ctrl.as_mut().map(|c| c.on_tti(now, bo));
+        if let Some(acks) = acks.filter(|a| !a.is_empty()) {
+            self.forward_acks(ctx, acks);
+        }
+        // CoDel drops at dequeue and MaxDAT discards, for the drop trace.
+        for pkt in dropped {
+            ctx.probe.drop(now, &pkt);
+        }
+    }
+
+    fn on_radio_arrive(&mut self, ctx: &mut Ctx, to_ue: bool, pdus: Vec<Pdu>) {
+        let now = ctx.now;
+        if to_ue {
+            self.ue_rlc.on_pdus(pdus);
+            for pkt in self.ue_rlc.take_delivered() {
+                ctx.send(pkt);
+            }
+        } else {
+            self.discipline
+                .advance(now, self.rnc.buffer_bytes() as f64 * 8.0);
+            self.rnc.on_pdus(pdus);
+            let acks = self.rnc.take_delivered();
+            let bo = self.rnc.buffer_occupancy() as f64;
+            let out = match self.ack_ctrl.as_mut() {
+                None => acks,
+                Some(c) => acks
+                    .into_iter()
+                    .flat_map(|a| c.on_ack(now, a, bo))
+                    .collect(),
+            };
+            self.forward_acks(ctx, out);
+            // STATUS reports free SDUs from the downlink buffer.
+            self.trace_buffer(ctx);
+        }
+    }
+
+    /// ACKs leaving the RNC towards the server; keeps the ACK control's timer in step.
+    fn forward_acks(&mut self, ctx: &mut Ctx, acks: Vec<Packet>) {
+        if let Some(c) = self.ack_ctrl.as_ref() {
+            ctx.sync(&mut self.ack_timer, c.poll_timeout(), |generation| {
+                NodeEvent::Umts(UmtsEvent::AckTimer { generation })
+            });
+        }
+        for pkt in acks {
+            ctx.send(pkt);
+        }
+    }
+
+    /// A data packet reached the RNC: the buffer's discipline admits or drops it.
+    fn rnc_offer(&mut self, ctx: &mut Ctx, pkt: Packet) {
+        let now = ctx.now;
+        let bo_bits = self.rnc.buffer_bytes() as f64 * 8.0;
+        self.discipline.advance(now, bo_bits);
+        let verdict = self.discipline.on_arrival(
+            now,
+            self.rnc.buffer_occupancy(),
+            bo_bits,
+            pkt.size as f64 * 8.0,
+        );
+        let dropped = match verdict {
+            Verdict::Admit => {
+                self.rnc.offer_sdu(now, pkt);
+                None
+            }
+            Verdict::Drop(reason) => {
+                self.buffer_drops[reason as usize] += 1;
+                Some(pkt)
+            }
+            Verdict::AdmitDropFirstUnsent(reason) => {
+                self.rnc.offer_sdu(now, pkt);
+                let victim = self.rnc.drop_first_unsent();
+                if victim.is_some() {
+                    self.buffer_drops[reason as usize] += 1;
+                }
+                victim
+            }
+        };
+        if let Some(p) = dropped {
+            ctx.probe.drop(now, &p);
+        }
+        self.trace_buffer(ctx);
+    }
+
+    /// Keep BO statistics (max, time average over the measured interval) and the trace.
+    fn trace_buffer(&mut self, ctx: &mut Ctx) {
+        let bo = self.rnc.buffer_occupancy();
+        if self.occupancy.update(ctx.now, ctx.probe.measure_from, bo) {
+            if let Some(t) = ctx.probe.traces.as_mut() {
+                t.buffer.push(to_secs(ctx.now), 0, bo as f64);
+            }
+        }
+    }
+
+    pub fn finish(&mut self, r: &mut RunResult, end: Time, measure_from: Time) {
+        let ack = self.ack_ctrl.as_ref().map(|c| &c.stats);
+        r.bearer = Some(BearerStats {
+            drops: BufferDrop::ALL
+                .iter()
+                .map(|d| (d.name().to_string(), self.buffer_drops[*d as usize]))
+                .chain([("rlc_maxdat".to_string(), self.rnc.stats.sdus_discarded)])
+                .collect(),
+            mean_buffer_sdus: self.occupancy.mean(end, measure_from),
+            max_buffer_sdus: self.occupancy.max as u32,
+            dl_ttis_lost: self.dl_ttis_lost,
+            ul_ttis_lost: self.ul_ttis_lost,
+            dl_data_pdus_sent: self.rnc.stats.data_pdus_sent,
+            dl_data_pdus_retransmitted: self.rnc.stats.data_pdus_retransmitted,
+            ul_data_pdus_sent: self.ue_rlc.stats.data_pdus_sent,
+            dl_status_pdus: self.ue_rlc.stats.status_pdus_sent,
+            ul_status_pdus: self.rnc.stats.status_pdus_sent,
+            dl_polls: self.rnc.stats.polls_sent,
+            mrw_procedures: self.rnc.stats.mrw_sent,
+            acks_delayed: ack.map_or(0, |s| s.acks_delayed),
+            ack_delay_mean_ms: ack.map_or(0.0, |s| mean_wait_ms(s.total_delay, s.acks_delayed)),
+        });
+    }
+}

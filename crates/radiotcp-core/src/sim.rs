@@ -1,0 +1,180 @@
+//! The simulation loop: an event queue and a dispatcher. Events are addressed to a node (its
+//! timers and scheduled steps) or to a link direction (end of serialisation, arrival at the
+//! far end); a node handles its events with a [`Ctx`] and sends packets through the routes.
+//! Packets for an attached node (an access node's UE) are handed over right after the sending
+//! handler returns, in order, depth first: the same order as a direct call.
+
+use crate::engine::{to_secs, EventQueue, Time};
+use crate::error::RunError;
+use crate::link::Dir;
+use crate::node::{Ctx, Node, NodeEvent};
+use crate::packet::Packet;
+use crate::probe::Probe;
+use crate::results::{FlowStats, LinkStats, RunResult};
+use crate::topology::{LinkId, Net, NodeId};
+
+/// How often (in events) the caller's stop check runs: rare enough to cost nothing, frequent
+/// enough that Ctrl-C answers within milliseconds.
+const STOP_CHECK_EVERY: u64 = 1 << 16;
+
+#[derive(Debug, Clone)]
+pub enum Event {
+    Node(NodeId, NodeEvent),
+    Link(LinkId, Dir, LinkEvent),
+}
+
+#[derive(Debug, Clone)]
+pub enum LinkEvent {
+    /// The packet in service finished serialisation.
+    TxDone,
+    /// A packet reached the far end.
+    Arrive(Packet),
+}
+
+/// What to run at a node.
+enum Call {
+    Event(NodeEvent),
+    Receive(Packet, Option<(LinkId, Dir)>),
+    Start,
+}
+
+pub struct Sim {
+    q: EventQueue<Event>,
+    net: Net,
+    nodes: Vec<Node>,
+    probe: Probe,
+    handoff: Vec<(NodeId, Packet)>,
+    end: Time,
+    seed: u64,
+    run_index: u64,
+}
+
+impl Sim {
+    /// A simulation over `nodes` and `net` with the flow starts already in `q`; every node's
+    /// first step (an access node's first TTI or slot) is scheduled after them.
+    pub fn new(
+        q: EventQueue<Event>,
+        net: Net,
+        nodes: Vec<Node>,
+        probe: Probe,
+        end: Time,
+        seed: u64,
+        run_index: u64,
+    ) -> Self {
+        let mut sim = Self {
+            q,
+            net,
+            nodes,
+            probe,
+            handoff: Vec::new(),
+            end,
+            seed,
+            run_index,
+        };
+        for n in 0..sim.nodes.len() {
+            sim.at_node(0, n as NodeId, Call::Start);
+        }
+        sim
+    }
+
+    /// Process events up to the configured duration.
+    pub fn run(mut self, stop: &mut dyn FnMut() -> bool) -> Result<RunResult, RunError> {
+        while let Some((now, ev)) = self.q.pop_until(self.end) {
+            match ev {
+                Event::Node(n, ev) => self.at_node(now, n, Call::Event(ev)),
+                Event::Link(l, d, LinkEvent::TxDone) => self.on_tx_done(now, l, d),
+                Event::Link(l, d, LinkEvent::Arrive(pkt)) => {
+                    let n = self.net.links[l as usize].to[d as usize];
+                    self.at_node(now, n, Call::Receive(pkt, Some((l, d))));
+                }
+            }
+            if self.q.popped() % STOP_CHECK_EVERY == 0 && stop() {
+                return Err(RunError::Interrupted);
+            }
+        }
+        Ok(self.finish())
+    }
+
+    /// Run `call` at node `n`, then hand its packets for attached nodes over, depth first.
+    fn at_node(&mut self, now: Time, n: NodeId, call: Call) {
+        let mark = self.handoff.len();
+        let mut ctx = Ctx {
+            now,
+            node: n,
+            q: &mut self.q,
+            net: &mut self.net,
+            probe: &mut self.probe,
+            handoff: &mut self.handoff,
+        };
+        let node = &mut self.nodes[n as usize];
+        match call {
+            Call::Event(ev) => node.handle(&mut ctx, ev),
+            Call::Receive(pkt, from) => node.receive(&mut ctx, pkt, from),
+            Call::Start => node.start(&mut ctx),
+        }
+        let end = self.handoff.len();
+        for i in mark..end {
+            let (to, pkt) = self.handoff[i];
+            self.at_node(now, to, Call::Receive(pkt, None));
+        }
+        self.handoff.truncate(mark);
+    }
+
+    fn on_tx_done(&mut self, now: Time, l: LinkId, d: Dir) {
+        let link = &mut self.net.links[l as usize];
+        let ld = &mut link.dirs[d as usize];
+        let (out, next) = ld.on_tx_done(now);
+        let prop = ld.prop_delay();
+        let arrive_at = match (&out, &mut link.delay[d as usize]) {
+            (Ok(_), Some(v)) => v.arrival_time(now),
+            _ => now + prop,
+        };
+        if let Some(done) = next {
+            self.q.schedule(done, Event::Link(l, d, LinkEvent::TxDone));
+            self.net.trace_queue(&mut self.probe, now, l, d);
+        }
+        match out {
+            Ok(pkt) => self
+                .q
+                .schedule(arrive_at, Event::Link(l, d, LinkEvent::Arrive(pkt))),
+            Err((pkt, _)) => self.probe.drop(now, &pkt),
+        }
+    }
+
+    fn finish(mut self) -> RunResult {
+        let measure_from = self.probe.measure_from;
+        let measured_s = to_secs(self.end - measure_from);
+        let mut r = RunResult {
+            seed: self.seed,
+            run_index: self.run_index,
+            duration_s: to_secs(self.end),
+            measured_s,
+            events: self.q.popped(),
+            flows: (0..self.probe.flows.len())
+                .map(|i| FlowStats::new(i as u32))
+                .collect(),
+            links: Vec::new(),
+            bearer: None,
+            rlp: None,
+            bs_ack: None,
+            traces: None,
+        };
+        for node in &mut self.nodes {
+            node.finish(&mut r, &self.net, self.end, measure_from);
+        }
+        for (f, p) in r.flows.iter_mut().zip(&self.probe.flows) {
+            f.m.spurious_retransmissions = p.spurious.spurious_retransmissions;
+            f.m.spurious_timeouts = p.spurious.spurious_timeouts;
+        }
+        for (i, link) in self.net.links.iter().enumerate() {
+            for dir in [Dir::Data, Dir::Ack] {
+                let st = &link.dirs[dir as usize].stats;
+                let reordered = link.delay[dir as usize].as_ref().map(|v| v.stats.reordered);
+                r.links
+                    .push(LinkStats::new(i as u32, &link.name, dir, st, reordered));
+            }
+        }
+        r.traces = self.probe.traces.take();
+        r
+    }
+}
