@@ -180,11 +180,11 @@ def umts_section(console: Console, repeats: int) -> None:
         "(target: under 1 s)"
     )
     costs = []
-    mechanisms = [(d, [f"radio.buffer.discipline={d}"]) for d in ("droptail", "red", "sbd")]
-    mechanisms += [(d, [f"radio.buffer.discipline={d}"]) for d in ("codel", "pie")]
+    mechanisms = [(d, [f"access.buffer.discipline={d}"]) for d in ("droptail", "red", "sbd")]
+    mechanisms += [(d, [f"access.buffer.discipline={d}"]) for d in ("codel", "pie")]
     mechanisms += [
-        ("ack-rate", ["radio.ack_control.mode=rate", "radio.ack_control.alpha=0.5"]),
-        ("ack-delay", ["radio.ack_control.mode=delay", "radio.ack_control.maxd_ms=200"]),
+        ("ack-rate", ["access.ack_control.mode=rate", "access.ack_control.alpha=0.5"]),
+        ("ack-delay", ["access.ack_control.mode=delay", "access.ack_control.maxd_ms=200"]),
     ]
     for name, overrides in mechanisms:
         doc = to_core_json(load(UMTS, ["flows.count=4", *overrides]))
@@ -210,7 +210,7 @@ def is707_section(console: Console, repeats: int) -> None:
     for preset in (IS707, IS707_16X):
         for label, overrides in (
             ("P_e 0.1", []),
-            ("P_e 0.3, 10 cycles", ["rlp.forward.fer=0.3", "rlp.nak_rounds=10"]),
+            ("P_e 0.3, 10 cycles", ["access.forward.fer=0.3", "access.nak_rounds=10"]),
         ):
             doc = to_core_json(load(preset, overrides))
             runs = [_core.simulate(doc, 1, i) for i in range(repeats)]

@@ -49,9 +49,10 @@ def test_show_config_includes_the_radio_section():
 
     r = run_cli("validate", str(REPO / "scenarios" / "umts-384k.toml"), "--show-config")
     assert r.returncode == 0, r.stderr
-    assert "[radio]" in r.stdout and "[radio.rlc]" in r.stdout and "[bs_ack]" in r.stdout
+    assert "[access]" in r.stdout and "[access.rlc]" in r.stdout and "[bs_ack]" in r.stdout
     doc = tomllib.loads(r.stdout.split("OK:")[0])
-    assert doc["radio"]["downlink"]["fer"] == 0.1
+    assert doc["access"]["kind"] == "umts"
+    assert doc["access"]["downlink"]["fer"] == 0.1
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,6 @@
 import json
 import math
 import tomllib
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -21,6 +20,8 @@ from radiotcp.config import (
     to_toml,
 )
 from radiotcp.errors import ConfigError
+
+from .conftest import REPO
 
 
 def problems(source, overrides=None) -> list[ConfigError]:
@@ -89,7 +90,7 @@ def test_toml_dump_round_trips():
     assert again == cfg
 
 
-PRESETS = sorted((Path(__file__).resolve().parent.parent / "scenarios").glob("*.toml"))
+PRESETS = sorted((REPO / "scenarios").glob("*.toml"))
 
 
 @pytest.mark.parametrize("path", PRESETS, ids=lambda p: p.stem)
@@ -109,8 +110,9 @@ def test_toml_dump_lists_unset_keys_and_writes_new_sections():
     assert text.startswith("# unset: ")
     assert "tcp.initial_ssthresh_bytes" in text.split("\n\n")[0]
     doc = tomllib.loads(text)
-    assert doc["rlp"]["forward"]["fd_t"] == 0.1
-    assert "reverse" not in doc["rlp"]
+    assert doc["access"]["kind"] == "rlp"
+    assert doc["access"]["forward"]["fd_t"] == 0.1
+    assert "reverse" not in doc["access"]
     assert doc["links"][1]["variable_delay"]["spikes"][0]["stall"] is False
     assert load(doc) == cfg
 
@@ -304,8 +306,8 @@ def test_nan_is_not_accepted_for_positive_rate():
 @pytest.mark.parametrize(
     ("overrides", "key"),
     [
-        (["rlp={}", "rlp.slot_ms=1e-12"], "rlp.slot_ms"),
-        (["rlp={}", "rlp.t_abort_ms=4e-7"], "rlp.t_abort_ms"),
+        (["rlp={}", "access.slot_ms=1e-12"], "access.slot_ms"),
+        (["rlp={}", "access.t_abort_ms=4e-7"], "access.t_abort_ms"),
         (["bs_ack.max_ack_wait_ms=1e-9"], "bs_ack.max_ack_wait_ms"),
         (
             ["links.1.variable_delay={}", "links.1.variable_delay.spikes=[{duration_s=1e-12}]"],
@@ -320,7 +322,7 @@ def test_durations_that_round_to_zero_ns_are_rejected(overrides, key):
 
 
 def test_smallest_duration_the_core_takes_is_accepted():
-    cfg = load(None, ["rlp={}", "rlp.slot_ms=5e-7"])
+    cfg = load(None, ["rlp={}", "access.slot_ms=5e-7"])
     _core.check_config(to_core_json(cfg))
 
 
@@ -337,3 +339,24 @@ trace = [[0, 190.0], [2.5, 400.0]]
     _core.check_config(to_core_json(cfg))
     (p,) = problems(tomllib.loads(text.replace("[2.5, 400.0]", "[2.5, 400.0, 1.0]")))
     assert p.key == "links.0.variable_delay.trace.1"
+
+
+# --- 0.2 scenario files: [radio] / [rlp] tables and keys are read as [access] -------------
+
+
+def test_a_0_2_radio_table_is_read_as_the_umts_access(tmp_path):
+    text = (REPO / "scenarios" / "umts-384k.toml").read_text()
+    old = text.replace('[access]\nkind = "umts"', "[radio]").replace("[access.", "[radio.")
+    assert "[radio]" in old and "[access" not in old
+    p = tmp_path / "old.toml"
+    p.write_text(old)
+    assert load(p) == load(REPO / "scenarios" / "umts-384k.toml")
+    # 0.2 override paths still reach the same keys.
+    assert load(p, ["radio.buffer.limit_sdus=20"]).access.buffer.limit_sdus == 20
+
+
+def test_a_0_2_file_with_both_radio_and_rlp_is_an_error():
+    with pytest.raises(ConfigError) as e:
+        load({"radio": {}, "rlp": {}})
+    assert e.value.key in ("radio", "rlp", "access")
+    assert "one" in str(e.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import types
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
@@ -11,7 +12,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from radiotcp import docsgen
-from radiotcp.config import ChannelConfig, RlpConfig, ScenarioConfig
+from radiotcp.config import ChannelConfig, RlpConfig, ScenarioConfig, _variants
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "usage.md"
 REGENERATE = "run `python -m radiotcp.docsgen` to regenerate the table in docs/usage.md"
@@ -53,8 +54,15 @@ def _is_model(ann: Any) -> bool:
     return isinstance(ann, type) and issubclass(ann, BaseModel)
 
 
-def _resolve(key: str) -> FieldInfo:
-    """The model field a dotted table key names (``<i>`` indexes a list of tables)."""
+def _scope(meaning: str) -> tuple[str | None, str]:
+    """(kind, meaning without the kind prefix) of a row."""
+    m = re.match(r'\[kind = "(\w+)"\] ', meaning)
+    return (m.group(1), meaning[m.end() :]) if m else (None, meaning)
+
+
+def _resolve(key: str, kind: str | None = None) -> FieldInfo:
+    """The model field a dotted table key names (``<i>`` indexes a list of tables; a tagged
+    choice takes the model of ``kind``)."""
     model: Any = ScenarioConfig
     field: FieldInfo | None = None
     parts = key.split(".")
@@ -69,24 +77,43 @@ def _resolve(key: str) -> FieldInfo:
         if get_origin(field.annotation) is list and _is_model(inner) and i < len(parts):
             assert parts[i] == "<i>", f"{key}: a list of tables is addressed as <i>"
             i += 1
+        variants = _variants(field.annotation)
+        if variants:
+            if parts[i:] == ["kind"]:
+                return field  # `access.kind` is the choice itself: its row is the field's
+            inner = variants[kind]
         model = inner
     assert field is not None
     return field
 
 
-def _leaf_keys(model: type[BaseModel], prefix: str = "") -> list[str]:
-    """Every non-table key, with ``<i>`` for list elements."""
-    out = []
+def _leaf_keys(model: type[BaseModel], prefix: str = "", kind: str | None = None) -> set:
+    """Every non-table key with the kind it belongs to, with ``<i>`` for list elements."""
+    out = set()
     for name, field in model.model_fields.items():
         inner = _unwrap(field.annotation)
         key = f"{prefix}{name}"
-        if _is_model(inner):
+        variants = _variants(field.annotation)
+        if variants:
+            out.add((f"{key}.kind", kind))
+            for k, cls in variants.items():
+                out |= {x for x in _leaf_keys(cls, f"{key}.", k) if x[0] != f"{key}.kind"}
+        elif _is_model(inner):
             if get_origin(field.annotation) is list:
                 key += ".<i>"
-            out.extend(_leaf_keys(inner, f"{key}."))
+            out |= _leaf_keys(inner, f"{key}.", kind)
         else:
-            out.append(key)
+            out.add((key, kind))
     return out
+
+
+def _keyed_rows() -> dict[tuple[str, str | None], list[str]]:
+    rows = {}
+    for row in _rows(docsgen.keys_table()):
+        key = (row[0].strip("`"), _scope(row[3])[0])
+        assert key not in rows, f"two rows for {key}"
+        rows[key] = row
+    return rows
 
 
 def test_docs_table_is_generated_from_the_models() -> None:
@@ -120,35 +147,39 @@ def test_check_mode_reports_a_stale_table_without_writing(
 
 
 def test_every_row_names_a_model_field() -> None:
-    for key, _type, _default, meaning in _rows(docsgen.keys_table()):
-        field = _resolve(key.strip("`"))
-        if key != "`links`":
-            assert meaning == " ".join((field.description or "").split()), key
+    for (key, kind), row in _keyed_rows().items():
+        field = _resolve(key, kind)
+        if key != "links":
+            assert _scope(row[3])[1] == " ".join((field.description or "").split()), key
 
 
 def test_every_model_field_has_a_row() -> None:
-    keys = {row[0].strip("`") for row in _rows(docsgen.keys_table())}
-    missing = [k for k in _leaf_keys(ScenarioConfig) if k not in keys]
+    rows = _keyed_rows()
+    missing = [k for k in _leaf_keys(ScenarioConfig) if k not in rows]
     assert not missing, f"keys missing from the table: {missing}; {REGENERATE}"
     # Optional tables and the links list have a row of their own.
-    for key in ("links", "radio", "radio.uplink", "rlp", "rlp.reverse"):
-        assert key in keys
+    for key in [("links", None), ("access.uplink", "umts"), ("access.reverse", "rlp")]:
+        assert key in rows
+    # A key two kinds share has a row per kind, with that kind's default.
+    assert rows[("access.one_way_delay_ms", "umts")][2] == "25.0"
+    assert rows[("access.one_way_delay_ms", "rlp")][2] == "40.0"
 
 
 def test_literal_types_list_every_allowed_value() -> None:
-    for key, type_cell, _default, _meaning in _rows(docsgen.keys_table()):
-        ann = _unwrap(_resolve(key.strip("`")).annotation)
+    for (key, kind), row in _keyed_rows().items():
+        ann = _unwrap(_resolve(key, kind).annotation)
         if get_origin(ann) is Literal:
             for value in get_args(ann):
-                assert f'"{value}"' in type_cell, f"{key}: {value!r} missing from {type_cell!r}"
+                assert f'"{value}"' in row[1], f"{key}: {value!r} missing from {row[1]!r}"
 
 
 def test_defaults_are_those_of_the_parent_default_instance() -> None:
-    rows = {row[0].strip("`"): row for row in _rows(docsgen.keys_table())}
-    # rlp.forward is built by a default_factory that differs from ChannelConfig's defaults.
+    rows = _keyed_rows()
+    # access.forward is built by a default_factory that differs from ChannelConfig's defaults.
     assert RlpConfig().forward.fd_t != ChannelConfig().fd_t
-    assert rows["rlp.forward.fd_t"][2] == repr(RlpConfig().forward.fd_t)
-    assert rows["links"][2] == "wan + access (wired-384k)"
-    assert rows["radio"][1:3] == ["table or unset", "unset"]
-    assert rows["tcp.initial_ssthresh_bytes"][1:3] == ["int or unset", "unset"]
-    assert rows["tcp.variant"][2] == '"newreno"'
+    assert rows[("access.forward.fd_t", "rlp")][2] == repr(RlpConfig().forward.fd_t)
+    assert rows[("links", None)][2] == "wan + access (wired-384k)"
+    assert rows[("access.kind", None)][1:3] == ['"wired" / "umts" / "rlp"', '"wired"']
+    assert rows[("access.uplink", "umts")][1:3] == ["table or unset", "unset"]
+    assert rows[("tcp.initial_ssthresh_bytes", None)][1:3] == ["int or unset", "unset"]
+    assert rows[("tcp.variant", None)][2] == '"newreno"'

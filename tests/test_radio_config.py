@@ -14,8 +14,8 @@ UMTS = REPO / "scenarios" / "umts-384k.toml"
 
 def test_umts_preset_is_the_papers_table_1():
     cfg = load(UMTS)
-    r = cfg.radio
-    assert r is not None
+    r = cfg.access
+    assert r.kind == "umts"
     assert (r.tti_ms, r.pdus_per_tti, r.pdu_payload_bytes) == (10.0, 12, 40)
     assert (r.downlink.model, r.downlink.fer, r.downlink.fd_t) == ("markov", 0.1, 0.01)
     assert (r.rlc.window_pdus, r.rlc.max_dat, r.rlc.poll_timer_ms) == (1024, 10, 60.0)
@@ -26,22 +26,24 @@ def test_umts_preset_is_the_papers_table_1():
     assert cfg.tcp.variant == "reno" and cfg.tcp.rwnd_bytes == 65535
     assert cfg.links[0].rate_kbps == 1000.0 and cfg.links[0].delay_ms * 2 == 200.0
     # Every key of the preset equals the model's default: the preset documents the defaults.
-    assert r == radiotcp.config.RadioConfig()
+    assert r == radiotcp.config.UmtsConfig()
 
 
-def test_radio_table_can_be_added_with_defaults():
-    cfg = load(REPO / "scenarios" / "wired-384k.toml", ["radio={}"])
-    assert cfg.radio == radiotcp.config.RadioConfig()
+@pytest.mark.parametrize("override", ["access.kind=umts", 'access={kind="umts"}', "radio={}"])
+def test_radio_access_can_be_chosen_with_defaults(override):
+    # `radio = {}` is the 0.2 spelling of the same choice.
+    cfg = load(REPO / "scenarios" / "wired-384k.toml", [override])
+    assert cfg.access == radiotcp.config.UmtsConfig()
 
 
 @pytest.mark.parametrize(
     ("override", "key"),
     [
-        ("radio.buffer.limit_sdus=0", "radio.buffer.limit_sdus"),
-        ("radio.downlink.fer=1.5", "radio.downlink.fer"),
-        ("radio.rlc.max_dat=1", "radio.rlc.max_dat"),
-        ("radio.rlc.window_pdus=4096", "radio.rlc.window_pdus"),
-        ("radio.downlink.model=rayleigh", "radio.downlink.model"),
+        ("access.buffer.limit_sdus=0", "access.buffer.limit_sdus"),
+        ("access.downlink.fer=1.5", "access.downlink.fer"),
+        ("access.rlc.max_dat=1", "access.rlc.max_dat"),
+        ("access.rlc.window_pdus=4096", "access.rlc.window_pdus"),
+        ("access.downlink.model=rayleigh", "access.downlink.model"),
     ],
 )
 def test_bad_radio_values_name_the_key(override, key):
@@ -51,15 +53,15 @@ def test_bad_radio_values_name_the_key(override, key):
 
 
 def test_unknown_radio_key_is_an_error_in_the_cli():
-    r = run_cli("validate", str(UMTS), "--set", "radio.rlc.polltimer_ms=10")
+    r = run_cli("validate", str(UMTS), "--set", "access.rlc.polltimer_ms=10")
     assert r.returncode == 2
-    assert "radio.rlc.polltimer_ms" in r.stderr and "Traceback" not in r.stderr
+    assert "access.rlc.polltimer_ms" in r.stderr and "Traceback" not in r.stderr
     assert "poll_timer_ms" in r.stderr, "the closest known key is suggested"
 
 
 def test_umts_run_reports_bearer_metrics():
     res = radiotcp.run(
-        UMTS, runs=2, overrides=["simulation.duration_s=10", "radio.downlink.model=iid"]
+        UMTS, runs=2, overrides=["simulation.duration_s=10", "access.downlink.model=iid"]
     )
     m = res.runs[0]
     assert m["bearer.max_buffer_sdus"] <= 50
@@ -71,16 +73,16 @@ def test_umts_run_reports_bearer_metrics():
 @pytest.mark.parametrize(
     ("overrides", "key"),
     [
-        (["radio.buffer.red.max_th_sdus=10"], "radio.buffer.red.max_th_sdus"),
-        (["radio.buffer.red.max_p=0"], "radio.buffer.red.max_p"),
+        (["access.buffer.red.max_th_sdus=10"], "access.buffer.red.max_th_sdus"),
+        (["access.buffer.red.max_p=0"], "access.buffer.red.max_p"),
         (
-            ["radio.buffer.discipline=sbd", "radio.buffer.sbd.min_th_sdus=60"],
-            "radio.buffer.sbd.min_th_sdus",
+            ["access.buffer.discipline=sbd", "access.buffer.sbd.min_th_sdus=60"],
+            "access.buffer.sbd.min_th_sdus",
         ),
-        (["radio.buffer.sbd.t_r_ms=-1"], "radio.buffer.sbd.t_r_ms"),
-        (["radio.buffer.discipline=fq_codel"], "radio.buffer.discipline"),
-        (["radio.buffer.pie.alpha=-1"], "radio.buffer.pie.alpha"),
-        (["radio.buffer.codel.target_ms=0"], "radio.buffer.codel.target_ms"),
+        (["access.buffer.sbd.t_r_ms=-1"], "access.buffer.sbd.t_r_ms"),
+        (["access.buffer.discipline=fq_codel"], "access.buffer.discipline"),
+        (["access.buffer.pie.alpha=-1"], "access.buffer.pie.alpha"),
+        (["access.buffer.codel.target_ms=0"], "access.buffer.codel.target_ms"),
     ],
 )
 def test_bad_aqm_values_name_the_key(overrides, key):
@@ -90,26 +92,26 @@ def test_bad_aqm_values_name_the_key(overrides, key):
 
 
 def test_sbd_thresholds_matter_only_for_sbd():
-    cfg = load(UMTS, ["radio.buffer.limit_sdus=10"])
-    assert cfg.radio.buffer.sbd.min_th_sdus == 25.0
+    cfg = load(UMTS, ["access.buffer.limit_sdus=10"])
+    assert cfg.access.buffer.sbd.min_th_sdus == 25.0
 
 
 def test_red_and_sbd_drop_with_their_own_reasons():
-    base = ["simulation.duration_s=30", "flows.count=4", "radio.buffer.limit_sdus=40"]
-    red = radiotcp.run(UMTS, runs=2, overrides=[*base, "radio.buffer.discipline=red"])
+    base = ["simulation.duration_s=30", "flows.count=4", "access.buffer.limit_sdus=40"]
+    red = radiotcp.run(UMTS, runs=2, overrides=[*base, "access.buffer.discipline=red"])
     assert red.summary["drops.bearer.red_early"][0] > 0
     assert red.summary["drops.bearer.sbd"][0] == 0
     sbd = radiotcp.run(
         UMTS,
         runs=2,
-        overrides=[*base, "radio.buffer.discipline=sbd", "radio.buffer.sbd.t_r_ms=100"],
+        overrides=[*base, "access.buffer.discipline=sbd", "access.buffer.sbd.t_r_ms=100"],
     )
     assert sbd.summary["drops.bearer.sbd"][0] > 0
     assert sbd.summary["drops.bearer.red_early"][0] == 0
-    codel = radiotcp.run(UMTS, runs=2, overrides=[*base, "radio.buffer.discipline=codel"])
+    codel = radiotcp.run(UMTS, runs=2, overrides=[*base, "access.buffer.discipline=codel"])
     assert codel.summary["drops.bearer.codel"][0] > 0
     assert codel.summary["drops.bearer.sbd"][0] == 0
-    pie = radiotcp.run(UMTS, runs=2, overrides=[*base, "radio.buffer.discipline=pie"])
+    pie = radiotcp.run(UMTS, runs=2, overrides=[*base, "access.buffer.discipline=pie"])
     assert pie.summary["drops.bearer.pie"][0] > 0
     assert pie.summary["drops.bearer.codel"][0] == 0
 
@@ -121,15 +123,15 @@ def test_ack_control_modes_and_errors():
     rate = radiotcp.run(
         UMTS,
         runs=1,
-        overrides=[*base, "radio.ack_control.mode=rate", "radio.ack_control.minth_sdus=10"],
+        overrides=[*base, "access.ack_control.mode=rate", "access.ack_control.minth_sdus=10"],
     )
     assert rate.summary["bearer.acks_delayed"][0] > 0
-    delay = radiotcp.run(UMTS, runs=1, overrides=[*base, "radio.ack_control.mode=delay"])
+    delay = radiotcp.run(UMTS, runs=1, overrides=[*base, "access.ack_control.mode=delay"])
     assert delay.summary["bearer.ack_delay_mean_ms"][0] > 0
     for bad, key in [
-        ("radio.ack_control.maxth_sdus=5", "radio.ack_control.maxth_sdus"),
-        ("radio.ack_control.mode=filter", "radio.ack_control.mode"),
-        ("radio.ack_control.alpha=-1", "radio.ack_control.alpha"),
+        ("access.ack_control.maxth_sdus=5", "access.ack_control.maxth_sdus"),
+        ("access.ack_control.mode=filter", "access.ack_control.mode"),
+        ("access.ack_control.alpha=-1", "access.ack_control.alpha"),
     ]:
         with pytest.raises(radiotcp.ConfigError) as e:
             load(UMTS, [bad])
@@ -148,9 +150,9 @@ def test_every_buffer_drop_is_in_the_drop_trace(discipline):
         [
             "simulation.duration_s=30",
             "flows.count=4",
-            "radio.buffer.limit_sdus=40",
-            f"radio.buffer.discipline={discipline}",
-            "radio.rlc.max_dat=3",
+            "access.buffer.limit_sdus=40",
+            f"access.buffer.discipline={discipline}",
+            "access.rlc.max_dat=3",
         ],
     )
     out = _core.simulate(to_core_json(cfg), 1, 0, True)

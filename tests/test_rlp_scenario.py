@@ -18,8 +18,8 @@ IS707_16X = REPO / "scenarios" / "is707-16x9600.toml"
 
 def test_preset_is_the_papers_setting():
     cfg = load(IS707)
-    r = cfg.rlp
-    assert r is not None and cfg.radio is None
+    r = cfg.access
+    assert r.kind == "rlp"
     assert (cfg.tcp.variant, cfg.tcp.packet_size_bytes - cfg.tcp.header_bytes) == ("reno", 536)
     assert cfg.tcp.ack_size_bytes == 40 and cfg.tcp.awnd_segments == 1024
     assert (cfg.links[0].rate_kbps, cfg.links[0].delay_ms) == (1500.0, 200.0)
@@ -27,18 +27,18 @@ def test_preset_is_the_papers_setting():
     assert r.nak_rounds == 2 and r.forward.model == "markov"
     # Every [rlp] key of the preset equals the model's default: the preset documents them.
     assert r == radiotcp.config.RlpConfig()
-    assert load(IS707_16X).rlp.frames_per_slot == 16
+    assert load(IS707_16X).access.frames_per_slot == 16
 
 
 @pytest.mark.parametrize(
     ("override", "key"),
     [
-        ("rlp.nak_rounds=0", "rlp.nak_rounds"),
-        ("rlp.forward.fer=1.5", "rlp.forward.fer"),
-        ("rlp.frames_per_slot=0", "rlp.frames_per_slot"),
-        ("rlp.t_ret_ms=0", "rlp.t_ret_ms"),
-        ("rlp.iap_buffer_packets=0", "rlp.iap_buffer_packets"),
-        ("radio={}", "rlp"),
+        ("access.nak_rounds=0", "access.nak_rounds"),
+        ("access.forward.fer=1.5", "access.forward.fer"),
+        ("access.frames_per_slot=0", "access.frames_per_slot"),
+        ("access.t_ret_ms=0", "access.t_ret_ms"),
+        ("access.iap_buffer_packets=0", "access.iap_buffer_packets"),
+        ("access.kind=lte", "access.kind"),
     ],
 )
 def test_bad_rlp_values_name_the_key(override, key):
@@ -48,10 +48,12 @@ def test_bad_rlp_values_name_the_key(override, key):
 
 
 def test_unknown_rlp_key_is_an_error_in_the_cli():
-    r = run_cli("validate", str(IS707), "--set", "rlp.nak_round=3")
-    assert r.returncode == 2
-    assert "rlp.nak_round" in r.stderr and "nak_rounds" in r.stderr
-    assert "Traceback" not in r.stderr
+    # The 0.2 path `rlp.x` is read as `access.x`; the error names the key as it now is.
+    for key in ("access.nak_round", "rlp.nak_round"):
+        r = run_cli("validate", str(IS707), "--set", f"{key}=3")
+        assert r.returncode == 2
+        assert "access.nak_round " in r.stderr and "access.nak_rounds?" in r.stderr
+        assert 'kind = "rlp"' in r.stderr and "Traceback" not in r.stderr
 
 
 def test_same_seed_same_result_and_runs_differ():
@@ -64,7 +66,7 @@ def test_same_seed_same_result_and_runs_differ():
 def test_error_free_link_reaches_the_payload_rate():
     # No frame errors: the normalised goodput approaches 1 (slow start and the last frames in
     # flight cost a little), and nothing is retransmitted.
-    res = radiotcp.run(IS707, runs=1, overrides=['rlp.forward.model="none"'])
+    res = radiotcp.run(IS707, runs=1, overrides=['access.forward.model="none"'])
     m = res.runs[0]
     assert 0.97 < m["normalised_goodput"] <= 1.0
     assert m["rlp.fwd_retx_frames"] == 0 and m["retransmissions"] == 0
@@ -85,8 +87,8 @@ runs = 3
 "simulation.duration_s" = 300.0
 "tcp.awnd_segments" = 16
 [grid]
-"rlp.forward.fer" = [0.01, 0.1, 0.3]
-"rlp.forward.fd_t" = [0.01, 1.0]
+"access.forward.fer" = [0.01, 0.1, 0.3]
+"access.forward.fd_t" = [0.01, 1.0]
 """
     )
     spec, base_dir = load_sweep(sweep)
@@ -96,6 +98,6 @@ runs = 3
     for run in rows:
         g = run["normalised_goodput"]
         assert 0.0 <= g <= 1.0 - run["rlp.fwd_fer"] + 1e-9
-        assert g <= 1.0 - run["rlp.forward.fer"] + 0.05
+        assert g <= 1.0 - run["access.forward.fer"] + 0.05
     # The bound is not trivially met: at P_e = 0.01 the link is nearly full.
-    assert max(r["normalised_goodput"] for r in rows if r["rlp.forward.fer"] == 0.01) > 0.9
+    assert max(r["normalised_goodput"] for r in rows if r["access.forward.fer"] == 0.01) > 0.9

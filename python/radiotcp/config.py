@@ -1057,13 +1057,17 @@ def parse_override(item: str) -> tuple[str, Any]:
 def _set_path(doc: dict[str, Any], key: str, value: Any) -> None:
     parts = key.split(".")
     node: Any = doc
+    # The kind of every tagged choice passed on the way down (`access.rlc.x` needs the kind
+    # of `access` to know which keys `rlc` has).
+    kinds: dict[str, str] = {}
     for depth, part in enumerate(parts):
         last = depth == len(parts) - 1
         here = ".".join(parts[:depth])
         if isinstance(node, dict):
+            if "kind" in node:
+                kinds[here] = str(node["kind"])
             if part not in node:
                 parent = [int(p) if p.isdigit() else p for p in parts[:depth]]
-                kinds = {here: str(node["kind"])} if "kind" in node else None
                 raise _unknown_key(key, value, parent, part, kinds)
             if last and part == "kind" and "kind" in node and node["kind"] != value:
                 # A new kind of a tagged choice starts from that kind's defaults (the keys of

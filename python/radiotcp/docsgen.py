@@ -2,7 +2,9 @@
 
 The table between the ``keys:begin`` / ``keys:end`` markers in ``docs/usage.md`` is the output
 of :func:`keys_table`: one row per key of :class:`radiotcp.config.ScenarioConfig`, in the order
-the fields are declared, with its type, default and the field's ``description``.
+the fields are declared, with its type, default and the field's ``description``. A tagged choice
+(``access``) has a ``kind`` row, then the keys of each kind, their meaning starting with
+``[kind = "umts"]`` (two kinds may share a key name with different defaults).
 
     python -m radiotcp.docsgen            # rewrite the table in docs/usage.md
     python -m radiotcp.docsgen --check    # exit 1 if docs/usage.md is out of date
@@ -21,6 +23,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from .config import ScenarioConfig
+from .config import _variants as variants_of
 
 __all__ = [
     "BEGIN_MARKER",
@@ -28,6 +31,7 @@ __all__ = [
     "END_MARKER",
     "iter_rows",
     "keys_table",
+    "kind_scope",
     "main",
     "render_doc",
 ]
@@ -98,28 +102,43 @@ def _field_default(field: FieldInfo) -> Any:
     return field.get_default(call_default_factory=True)
 
 
+def kind_scope(kind: str) -> str:
+    """The prefix of the meaning of a key that exists only for one kind of a tagged choice."""
+    return f'[kind = "{kind}"] '
+
+
 def iter_rows(
     model: type[BaseModel] = ScenarioConfig,
     instance: BaseModel | None = None,
     prefix: str = "",
+    scope: str = "",
 ) -> Iterator[tuple[str, str, str, str]]:
     """(key, type, default, meaning) for every key of ``model``, depth first.
 
     Defaults come from ``instance`` (the parent's default value of this table) when given, so
-    a table built by a ``default_factory`` shows the values it really starts with.
+    a table built by a ``default_factory`` shows the values it really starts with. ``scope``
+    starts the meaning of every row (the kind a key belongs to).
     """
     for name, field in model.model_fields.items():
         key = f"{prefix}{name}"
-        meaning = field.description or ""
+        meaning = scope + (field.description or "")
         default = getattr(instance, name) if instance is not None else _field_default(field)
         ann, optional = _split_optional(field.annotation)
+
+        variants = variants_of(ann)
+        if variants:
+            kinds = " / ".join(_format_default(k) for k in variants)
+            yield f"{key}.kind", kinds, _format_default(default.kind), meaning
+            for kind, cls in variants.items():
+                yield from _variant_rows(cls, f"{key}.", scope + kind_scope(kind))
+            continue
 
         if _is_model(ann):
             if optional:
                 yield key, "table or unset", _format_default(default), meaning
             # An unset optional table: its keys take the defaults of a table given empty.
             sub = default if isinstance(default, BaseModel) else ann()
-            yield from iter_rows(ann, sub, f"{key}.")
+            yield from iter_rows(ann, sub, f"{key}.", scope)
             continue
 
         item = _model_list_item(ann)
@@ -131,11 +150,20 @@ def iter_rows(
             else:
                 shown = _format_default(default)
             yield key, kind, shown, LIST_MEANING.get(key, meaning)
-            yield from iter_rows(item, None, f"{key}.<i>.")
+            yield from iter_rows(item, None, f"{key}.<i>.", scope)
             continue
 
         type_name = _type_name(ann) + (" or unset" if optional else "")
         yield key, type_name, _format_default(default), meaning
+
+
+def _variant_rows(
+    cls: type[BaseModel], prefix: str, scope: str
+) -> Iterator[tuple[str, str, str, str]]:
+    """The rows of one kind of a tagged choice, defaults those of the kind given alone."""
+    for row in iter_rows(cls, cls(), prefix, scope):
+        if row[0] != f"{prefix}kind":
+            yield row
 
 
 def keys_table() -> str:
