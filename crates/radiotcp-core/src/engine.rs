@@ -229,9 +229,8 @@ pub mod stream {
     }
 
     /// The stream id of `(kind, index, sub)`. The kinds above keep the numbering of radiotcp
-    /// 0.2 (a base per kind, 1e6 apart) so that results stay comparable across versions;
-    /// kinds added later (the LTE cell's UEs) take `code << 48 | index << 8 | sub`, which fits
-    /// 2^40 entities of 256 sub-streams each.
+    /// 0.2 (a base per kind, 1e6 apart, below 5e6) so that results stay comparable across
+    /// versions; kinds added later (the LTE cell's UEs) take [`wide`] keys.
     #[inline]
     pub fn id(kind: Kind, index: u64, sub: u64) -> u64 {
         debug_assert!(index < 100_000 && sub < 3, "legacy stream keys are bounded");
@@ -242,6 +241,16 @@ pub mod stream {
             Kind::Rlp => 3_000_000 + 2 * index + sub,
             Kind::LinkDelay => 4_000_000 + 2 * index + sub,
         }
+    }
+
+    /// The key of a kind added after 0.2: `code << 48 | index << 8 | sub`, for codes
+    /// 1..=65535 (one per kind, listed in [`Kind`]). It fits 2^40 entities (UEs, cells) of 256
+    /// sub-streams each and never meets a 0.2 key, which are all below 2^48.
+    #[inline]
+    pub fn wide(code: u16, index: u64, sub: u8) -> u64 {
+        assert!(code >= 1, "code 0 is the range of the 0.2 keys");
+        assert!(index < 1 << 40, "at most 2^40 entities per kind");
+        (code as u64) << 48 | index << 8 | sub as u64
     }
 }
 
@@ -288,6 +297,34 @@ impl RngStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stream_keys_never_collide() {
+        use super::stream::{id, wide, Kind};
+        use std::collections::HashSet;
+        let mut seen = HashSet::new();
+        // The 0.2 kinds over their whole range of sub-streams, for a few hundred entities.
+        for kind in [Kind::Link, Kind::Umts, Kind::Rlp, Kind::LinkDelay] {
+            for index in 0..300 {
+                for sub in 0..3 {
+                    if !(kind != Kind::Umts && sub == 2) {
+                        assert!(seen.insert(id(kind, index, sub)), "{kind:?} {index} {sub}");
+                    }
+                }
+            }
+        }
+        for index in 0..300 {
+            assert!(seen.insert(id(Kind::Flow, index, 0)));
+        }
+        // Wide keys: two kinds, many entities, every sub-stream.
+        for code in [1, 2] {
+            for index in [0, 1, 255, 256, 100_000, (1 << 40) - 1] {
+                for sub in [0, 1, 255] {
+                    assert!(seen.insert(wide(code, index, sub)), "{code} {index} {sub}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn events_pop_in_time_then_insertion_order() {

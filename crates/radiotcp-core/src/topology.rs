@@ -13,20 +13,15 @@
 
 use std::collections::VecDeque;
 
-use crate::ack::AckRateControl;
 use crate::config::{
-    self, channel_model, link_dir_params, receiver_params, rlc_am_params, rlp_params,
-    sender_params, AccessConfig, DelayDirections, ScenarioConfig,
+    link_dir_params, receiver_params, sender_params, DelayDirections, ScenarioConfig,
 };
-use crate::engine::{millis, secs, stream, to_secs, EventQueue, RngStream, Time};
+use crate::engine::{secs, stream, to_secs, EventQueue, RngStream, Time};
 use crate::link::delay::VariableDelay;
 use crate::link::{Dir, Enqueued, LinkDir};
-use crate::node::rlp::RlpNodeParams;
-use crate::node::umts::UmtsParams;
-use crate::node::{Host, HostEvent, Node, NodeEvent, RlpNode, Router, UmtsNode};
+use crate::node::{Host, HostEvent, Node, NodeEvent, Router};
 use crate::packet::{HostId, Packet};
 use crate::probe::Probe;
-use crate::radio::channel::Channel;
 use crate::sim::{Event, LinkEvent, Sim};
 use crate::RunOptions;
 
@@ -227,53 +222,9 @@ pub fn build(cfg: &ScenarioConfig, seed: u64, run_index: u64, opts: &RunOptions)
     let mut attached = Vec::new();
     let mut hosts = vec![server_node, far_node];
     // The far end: the client itself, or an access node with the UE host attached to it.
-    let access = match &cfg.access {
-        AccessConfig::Wired(_) => false,
-        AccessConfig::Umts(r) => {
-            let tti = millis(r.tti_ms);
-            let ul_cfg = r.uplink.as_ref().unwrap_or(&r.downlink);
-            let id = |sub| RngStream::new(seed, run_index, stream::id(stream::Kind::Umts, 0, sub));
-            let node = UmtsNode::new(
-                CLIENT,
-                UmtsParams {
-                    rlc: rlc_am_params(r),
-                    tti,
-                    pdus_per_tti: r.pdus_per_tti,
-                    one_way_delay: millis(r.one_way_delay_ms),
-                },
-                Channel::new(channel_model(&r.downlink), id(0)),
-                Channel::new(channel_model(ul_cfg), id(1)),
-                config::buffer_discipline(&r.buffer, cfg.tcp.packet_size_bytes, tti, id(2)),
-                config::ack_rate_params(&r.ack_control, tti).map(AckRateControl::new),
-            );
-            nodes.push(Node::Umts(Box::new(node)));
-            true
-        }
-        AccessConfig::Rlp(c) => {
-            let rev_cfg = c.reverse.as_ref().unwrap_or(&c.forward);
-            let id = |sub| RngStream::new(seed, run_index, stream::id(stream::Kind::Rlp, 0, sub));
-            // Bai et al. normalise by the link's maximum net payload rate; counted in TCP
-            // payload (MSS of every packet_size octets) so that an error-free link reaches 1.
-            let stream_kbps =
-                c.frame_payload_bytes as f64 * c.frames_per_slot as f64 * 8.0 / c.slot_ms;
-            let mss = (cfg.tcp.packet_size_bytes - cfg.tcp.header_bytes) as f64;
-            let node = RlpNode::new(
-                CLIENT,
-                RlpNodeParams {
-                    rlp: rlp_params(c),
-                    slot: millis(c.slot_ms),
-                    one_way_delay: millis(c.one_way_delay_ms),
-                    iap_limit: c.iap_buffer_packets as usize,
-                    max_goodput_kbps: stream_kbps * mss / cfg.tcp.packet_size_bytes as f64,
-                },
-                Channel::new(channel_model(&c.forward), id(0)),
-                Channel::new(channel_model(rev_cfg), id(1)),
-            );
-            nodes.push(Node::Rlp(Box::new(node)));
-            true
-        }
-    };
-    if access {
+    let access = Node::access(cfg, CLIENT, seed, run_index);
+    if let Some(node) = access {
+        nodes.push(node);
         // The UE host, attached to the access node.
         let ue_node = nodes.len() as NodeId;
         attached.push((far_node, ue_node));

@@ -7,6 +7,7 @@ use proptest::prelude::*;
 use radiotcp_core::engine::{millis, RngStream, Time};
 use radiotcp_core::packet::{Packet, PacketKind};
 use radiotcp_core::radio::rlc_am::{Pdu, RlcAmEntity, RlcAmParams};
+use radiotcp_core::radio::TxOpportunity;
 
 const TTI: Time = 10_000_000;
 
@@ -46,7 +47,8 @@ fn sdu(seq: u64, size: u32) -> Packet {
 struct Bearer {
     a: RlcAmEntity,
     b: RlcAmEntity,
-    slots: u32,
+    /// The MAC's grant to each end every TTI.
+    grant: TxOpportunity,
     delay_ttis: u64,
     tti: u64,
     in_flight: Vec<(u64, usize, Vec<Pdu>)>,
@@ -60,7 +62,7 @@ impl Bearer {
         Self {
             a: RlcAmEntity::new(p.clone()),
             b: RlcAmEntity::new(p),
-            slots: 12,
+            grant: TxOpportunity::Pdus(12),
             delay_ttis: 2,
             tti: 0,
             in_flight: Vec::new(),
@@ -87,7 +89,7 @@ impl Bearer {
         self.delivered_b.extend(self.b.take_delivered());
         for dir in 0..2 {
             let e = if dir == 0 { &mut self.a } else { &mut self.b };
-            let pdus = e.poll_tti(now, self.slots);
+            let pdus = e.poll_tti(now, self.grant);
             if pdus.is_empty() {
                 continue;
             }
@@ -156,6 +158,23 @@ fn segmentation_counts_length_indicators_and_concatenates() {
     b.run(10, &mut |_, _| false);
     assert_eq!(b.data_sns(0).len(), 2);
     assert_eq!(b.delivered_b.len(), 1);
+}
+
+#[test]
+fn a_grant_in_octets_holds_whole_42_octet_pdus() {
+    // 1500 octets + 1 LI -> 38 PDUs of 40 payload + 2 header octets. A transport block of
+    // 12 x 42 octets is the same grant as 12 PDUs; one octet less holds only 11.
+    let run = |grant| {
+        let mut b = Bearer::new(params());
+        b.grant = grant;
+        b.a.offer_sdu(0, sdu(0, 1500));
+        b.run(1, &mut |_, _| false);
+        b.data_sns(0).len()
+    };
+    assert_eq!(run(TxOpportunity::Pdus(12)), 12);
+    assert_eq!(run(TxOpportunity::Bytes(12 * 42)), 12);
+    assert_eq!(run(TxOpportunity::Bytes(12 * 42 - 1)), 11);
+    assert_eq!(run(TxOpportunity::Bytes(41)), 0);
 }
 
 #[test]
@@ -350,14 +369,15 @@ fn dequeue_hook_drops_sdus_before_their_first_octet_is_sent() {
     let mut asked = Vec::new();
     for _ in 0..60 {
         let now = b.tti * TTI;
-        let pdus = b.a.poll_tti_with(now, 12, &mut |sojourn, queued| {
-            asked.push((sojourn, queued));
-            queued >= 3000
-        });
+        let pdus =
+            b.a.poll_tti_with(now, TxOpportunity::Pdus(12), &mut |sojourn, queued| {
+                asked.push((sojourn, queued));
+                queued >= 3000
+            });
         if !pdus.is_empty() {
             b.b.on_pdus(pdus);
         }
-        let st = b.b.poll_tti(now, 12);
+        let st = b.b.poll_tti(now, TxOpportunity::Pdus(12));
         b.a.on_pdus(st);
         b.delivered_b.extend(b.b.take_delivered());
         b.tti += 1;
@@ -413,8 +433,8 @@ proptest! {
                 if dir == 0 { b.b.on_pdus(pdus) } else { b.a.on_pdus(pdus) }
             }
             b.delivered_b.extend(b.b.take_delivered());
-            let dl = b.a.poll_tti_with(now, 12, &mut |_, _| drops.bernoulli(p_drop));
-            let ul = b.b.poll_tti(now, 12);
+            let dl = b.a.poll_tti_with(now, TxOpportunity::Pdus(12), &mut |_, _| drops.bernoulli(p_drop));
+            let ul = b.b.poll_tti(now, TxOpportunity::Pdus(12));
             for (dir, pdus) in [(0, dl), (1, ul)] {
                 if !pdus.is_empty() && !rng.bernoulli(p_loss) {
                     in_flight.push((tti + 2, dir, pdus));

@@ -10,9 +10,10 @@ pub mod rlp;
 pub mod router;
 pub mod umts;
 
-use crate::engine::{EventQueue, Time, TimerSlot};
+use crate::config::{AccessConfig, ScenarioConfig};
+use crate::engine::{stream, EventQueue, RngStream, Time, TimerSlot};
 use crate::link::Dir;
-use crate::packet::Packet;
+use crate::packet::{HostId, Packet};
 use crate::probe::Probe;
 use crate::results::RunResult;
 use crate::sim::Event;
@@ -52,6 +53,28 @@ impl Node {
             (Node::Umts(n), NodeEvent::Umts(e)) => n.handle(ctx, e),
             (Node::Rlp(n), NodeEvent::Rlp(e)) => n.handle(ctx, e),
             _ => unreachable!("an event reached a node of another kind"),
+        }
+    }
+
+    /// The access node `cfg.access` asks for, serving host `ue` (None: a wired access, the
+    /// last link reaches the host). The one place that maps an access kind to a node; its
+    /// random streams are keyed by the kind, node index 0 and the sub-stream.
+    pub fn access(cfg: &ScenarioConfig, ue: HostId, seed: u64, run: u64) -> Option<Node> {
+        let rng = |kind| move |sub| RngStream::new(seed, run, stream::id(kind, 0, sub));
+        match &cfg.access {
+            AccessConfig::Wired(_) => None,
+            AccessConfig::Umts(c) => Some(Node::Umts(Box::new(UmtsNode::from_config(
+                cfg,
+                c,
+                ue,
+                &rng(stream::Kind::Umts),
+            )))),
+            AccessConfig::Rlp(c) => Some(Node::Rlp(Box::new(RlpNode::from_config(
+                cfg,
+                c,
+                ue,
+                &rng(stream::Kind::Rlp),
+            )))),
         }
     }
 

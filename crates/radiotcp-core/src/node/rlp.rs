@@ -2,7 +2,8 @@
 //! direction with one state per 20 ms slot, and the mobile host's RLP entity, fed by the
 //! mobile host's ACKs (model-specs §1.3, §3; docs/models/rlp.md).
 
-use crate::engine::{to_secs, Time};
+use crate::config::{self, RlpConfig, ScenarioConfig};
+use crate::engine::{millis, to_secs, RngStream, Time};
 use crate::packet::{HostId, Packet};
 use crate::probe::Occupancy;
 use crate::radio::channel::Channel;
@@ -48,6 +49,33 @@ pub struct RlpNode {
 }
 
 impl RlpNode {
+    /// The RLP link a configuration describes, serving host `mh`; `rng(sub)` is the node's
+    /// random stream `sub` (0 forward channel, 1 reverse channel).
+    pub fn from_config(
+        cfg: &ScenarioConfig,
+        c: &RlpConfig,
+        mh: HostId,
+        rng: &dyn Fn(u64) -> RngStream,
+    ) -> Self {
+        let rev_cfg = c.reverse.as_ref().unwrap_or(&c.forward);
+        // Bai et al. normalise by the link's maximum net payload rate; counted in TCP
+        // payload (MSS of every packet_size octets) so that an error-free link reaches 1.
+        let stream_kbps = c.frame_payload_bytes as f64 * c.frames_per_slot as f64 * 8.0 / c.slot_ms;
+        let mss = (cfg.tcp.packet_size_bytes - cfg.tcp.header_bytes) as f64;
+        Self::new(
+            mh,
+            RlpNodeParams {
+                rlp: config::rlp_params(c),
+                slot: millis(c.slot_ms),
+                one_way_delay: millis(c.one_way_delay_ms),
+                iap_limit: c.iap_buffer_packets as usize,
+                max_goodput_kbps: stream_kbps * mss / cfg.tcp.packet_size_bytes as f64,
+            },
+            Channel::new(config::channel_model(&c.forward), rng(0)),
+            Channel::new(config::channel_model(rev_cfg), rng(1)),
+        )
+    }
+
     pub fn new(mh: HostId, p: RlpNodeParams, fwd: Channel, rev: Channel) -> Self {
         Self {
             mh,

@@ -10,12 +10,14 @@
 //! ```
 
 use crate::ack::AckRateControl;
-use crate::engine::{to_secs, Time, TimerSlot};
+use crate::config::{self, ScenarioConfig, UmtsConfig};
+use crate::engine::{millis, to_secs, RngStream, Time, TimerSlot};
 use crate::packet::{HostId, Packet};
 use crate::probe::Occupancy;
 use crate::queue::{BufferDiscipline, BufferDrop, Verdict};
 use crate::radio::channel::Channel;
 use crate::radio::rlc_am::{Pdu, RlcAmEntity, RlcAmParams};
+use crate::radio::TxOpportunity;
 use crate::results::{BearerStats, RunResult};
 
 use super::router::mean_wait_ms;
@@ -47,7 +49,8 @@ pub struct UmtsNode {
     dl: Channel,
     ul: Channel,
     tti: Time,
-    slots: u32,
+    /// The DCH's grant every TTI: a fixed number of PDUs (the transport format).
+    grant: TxOpportunity,
     delay: Time,
     discipline: BufferDiscipline,
     ack_ctrl: Option<AckRateControl>,
@@ -61,6 +64,31 @@ pub struct UmtsNode {
 }
 
 impl UmtsNode {
+    /// The bearer a configuration describes, serving host `ue`; `rng(sub)` is the node's
+    /// random stream `sub` (0 downlink channel, 1 uplink channel, 2 buffer discipline).
+    pub fn from_config(
+        cfg: &ScenarioConfig,
+        r: &UmtsConfig,
+        ue: HostId,
+        rng: &dyn Fn(u64) -> RngStream,
+    ) -> Self {
+        let tti = millis(r.tti_ms);
+        let ul_cfg = r.uplink.as_ref().unwrap_or(&r.downlink);
+        Self::new(
+            ue,
+            UmtsParams {
+                rlc: config::rlc_am_params(r),
+                tti,
+                pdus_per_tti: r.pdus_per_tti,
+                one_way_delay: millis(r.one_way_delay_ms),
+            },
+            Channel::new(config::channel_model(&r.downlink), rng(0)),
+            Channel::new(config::channel_model(ul_cfg), rng(1)),
+            config::buffer_discipline(&r.buffer, cfg.tcp.packet_size_bytes, tti, rng(2)),
+            config::ack_rate_params(&r.ack_control, tti).map(AckRateControl::new),
+        )
+    }
+
     pub fn new(
         ue: HostId,
         p: UmtsParams,
@@ -76,7 +104,7 @@ impl UmtsNode {
             dl,
             ul,
             tti: p.tti,
-            slots: p.pdus_per_tti,
+            grant: TxOpportunity::Pdus(p.pdus_per_tti),
             delay: p.one_way_delay,
             discipline,
             ack_ctrl,
@@ -130,7 +158,7 @@ impl UmtsNode {
         let mut dequeue_drops = [0u64; BufferDrop::ALL.len()];
         let dl = self
             .rnc
-            .poll_tti_with(now, self.slots, &mut |sojourn, queued| match discipline
+            .poll_tti_with(now, self.grant, &mut |sojourn, queued| match discipline
                 .on_dequeue(now, sojourn, queued)
             {
                 Some(reason) => {
@@ -144,7 +172,7 @@ impl UmtsNode {
         }
         let dropped = self.rnc.take_dropped();
         self.ue_rlc.take_dropped();
-        let ul = self.ue_rlc.poll_tti(now, self.slots);
+        let ul = self.ue_rlc.poll_tti(now, self.grant);
         let arrive = now + self.delay;
         if !dl.is_empty() {
             if dl_lost {

@@ -5,3 +5,42 @@
 pub mod channel;
 pub mod rlc_am;
 pub mod rlp;
+
+/// What the MAC grants an ARQ entity for one transmission time interval: the interface
+/// between a scheduler and RLC / RLP. A dedicated channel grants a fixed number of
+/// fixed-size PDUs (the UMTS DCH's transport blocks per TTI, IS-707 frames per slot); a
+/// shared-channel scheduler grants a transport block of some octets (the LTE TBS of an
+/// uplink grant or a downlink allocation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxOpportunity {
+    /// This many PDUs of the entity's configured size.
+    Pdus(u32),
+    /// A transport block of this many octets.
+    Bytes(u32),
+}
+
+impl TxOpportunity {
+    /// The PDUs of `pdu_bytes` octets each (header included) that fit: an entity with
+    /// fixed-size PDUs (RLC AM as configured for the DCH, RLP frames) fills that many; the
+    /// octets left over are padding.
+    #[inline]
+    pub fn pdus(self, pdu_bytes: u32) -> usize {
+        match self {
+            TxOpportunity::Pdus(n) => n as usize,
+            TxOpportunity::Bytes(b) => (b / pdu_bytes.max(1)) as usize,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TxOpportunity;
+
+    #[test]
+    fn a_transport_block_holds_whole_pdus_only() {
+        assert_eq!(TxOpportunity::Pdus(12).pdus(42), 12);
+        assert_eq!(TxOpportunity::Bytes(12 * 42).pdus(42), 12);
+        assert_eq!(TxOpportunity::Bytes(12 * 42 - 1).pdus(42), 11);
+        assert_eq!(TxOpportunity::Bytes(41).pdus(42), 0);
+    }
+}

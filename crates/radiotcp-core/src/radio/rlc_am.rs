@@ -1,8 +1,8 @@
 //! UMTS RLC acknowledged mode (3GPP TS 25.322 subset; model-specs §2), sans-IO.
 //!
 //! One [`RlcAmEntity`] is one end of an AM bearer: a transmitter for the SDUs it is given and a
-//! receiver for the peer's PDUs. The MAC (the scenario) calls [`RlcAmEntity::poll_tti`] once per
-//! TTI with the number of PDU slots, hands the peer's surviving PDUs to
+//! receiver for the peer's PDUs. The MAC (the access node) calls [`RlcAmEntity::poll_tti`] once
+//! per TTI with its transmission opportunity ([`TxOpportunity`]), hands the peer's surviving PDUs to
 //! [`RlcAmEntity::on_pdus`], and collects the SDUs delivered in sequence. Timers (Timer_Poll,
 //! Timer_Poll_Prohibit, Timer_Status_Prohibit, Timer_MRW) are deadlines checked at each TTI:
 //! an entity can only act when MAC gives it a transmission opportunity, so nothing is lost by
@@ -18,6 +18,10 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::engine::Time;
 use crate::packet::Packet;
+use crate::radio::TxOpportunity;
+
+/// Octets of the AMD PDU header: D/C, 12-bit SN, P, HE (25.322 §9.2.1.4).
+pub const AMD_HEADER_BYTES: u32 = 2;
 
 /// Parameters of one AM entity (both ends use the same set).
 #[derive(Debug, Clone)]
@@ -286,11 +290,18 @@ impl RlcAmEntity {
     // Transmitter
     // ------------------------------------------------------------------------------------
 
-    /// Fill up to `slots` PDUs for this TTI: control PDUs, then retransmissions (lowest SN
-    /// first), then new PDUs while the window allows (§2.4). The poll bit goes on the last
-    /// data PDU of the TTI when a trigger fired and polling is not prohibited (§2.5).
-    pub fn poll_tti(&mut self, now: Time, slots: u32) -> Vec<Pdu> {
-        self.poll_tti_with(now, slots, &mut |_, _| false)
+    /// Fill the MAC's transmission opportunity for this TTI: control PDUs, then
+    /// retransmissions (lowest SN first), then new PDUs while the window allows (§2.4). The
+    /// poll bit goes on the last data PDU of the TTI when a trigger fired and polling is not
+    /// prohibited (§2.5). PDUs have a fixed size (Rel-99 AM on a DCH), so a grant in octets
+    /// holds as many whole PDUs as fit.
+    pub fn poll_tti(&mut self, now: Time, op: TxOpportunity) -> Vec<Pdu> {
+        self.poll_tti_with(now, op, &mut |_, _| false)
+    }
+
+    /// Octets of one PDU on the air: the payload and the 16-bit AMD header.
+    pub fn pdu_bytes(&self) -> u32 {
+        self.p.pdu_payload_bytes + AMD_HEADER_BYTES
     }
 
     /// [`Self::poll_tti`] with a dequeue hook: when the transmission of an SDU is about to
@@ -299,12 +310,12 @@ impl RlcAmEntity {
     pub fn poll_tti_with(
         &mut self,
         now: Time,
-        slots: u32,
+        op: TxOpportunity,
         dequeue: &mut dyn FnMut(Time, u64) -> bool,
     ) -> Vec<Pdu> {
         self.check_timers(now);
         let mut out: Vec<Pdu> = Vec::new();
-        let slots = slots as usize;
+        let slots = op.pdus(self.pdu_bytes());
         // 1. Control: STATUS (when not prohibited), MRW_ACK, MRW.
         if self.status_triggered && now >= self.status_prohibit_until && out.len() < slots {
             out.push(self.build_status());
