@@ -3,6 +3,7 @@
 #   make test   - format/lint checks, Rust core tests, Python tests (what CI runs)
 #   make demo   - the wired-buffer reproduction (720 runs, figures, report) into results/demo/
 #   make bench  - benchmarks (bench/run_bench.py)
+#   make bench-compare [BASE=ref] - this checkout's speed against a baseline commit
 #   make lint   - formatting and lint checks only
 #   make fmt    - apply cargo fmt and ruff format
 #   make clean  - remove build outputs (the extension, cargo target, caches)
@@ -20,7 +21,7 @@ BENCH_PY := $(wildcard bench)
 
 export PYO3_PYTHON := $(abspath $(PY))
 
-.PHONY: all test demo bench lint fmt clean distclean build venv
+.PHONY: all test demo bench bench-compare lint fmt clean distclean build venv
 
 all: build
 
@@ -61,6 +62,11 @@ demo: build
 bench: build
 	$(PY) bench/run_bench.py
 	cargo bench -p radiotcp-core --bench wired -- --warm-up-time 1 --measurement-time 3
+
+# The baseline: the last commit before the topology redesign (0.2 wiring).
+BASE ?= 4ae1f03
+bench-compare: build
+	$(PY) bench/compare_builds.py --base $(BASE)
 
 fmt: $(DEPS_STAMP)
 	cargo fmt --all

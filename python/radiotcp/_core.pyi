@@ -23,8 +23,9 @@ def default_config_json() -> str:
 def default_section_json(name: str) -> str:
     """JSON of the Rust ``Default`` of one configuration section type, by name: "scenario",
     "simulation", "tcp", "flows", "link", "queue", "variable_delay", "delay_level", "spike",
-    "radio", "channel", "rlc", "buffer", "red", "sbd", "codel", "pie", "ack_control", "rlp" or
-    "bs_ack". Raises ``ValueError`` for another name."""
+    "wired", "umts", "channel", "rlc", "buffer", "red", "sbd", "codel", "pie", "ack_control",
+    "rlp" or "bs_ack" ("wired", "umts" and "rlp" are access tables, with their ``kind``).
+    Raises ``ValueError`` for another name."""
 
 def check_config(config_json: str) -> None:
     """Parse and validate a resolved configuration (JSON) as :func:`simulate` does, without

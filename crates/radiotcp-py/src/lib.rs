@@ -189,8 +189,8 @@ const SECTIONS: &[&str] = &[
 
 /// JSON of the Rust `Default` of one configuration section type, by name: the values a
 /// section written as `{}` (or a list element written as `{}`) takes. "channel" is the
-/// generic block-error channel (the radio downlink's default; `rlp.forward` has its own,
-/// inside "rlp"); "rlc" and "buffer" are those of the default radio section.
+/// generic block-error channel (the UMTS downlink's default; the RLP forward channel has its
+/// own, inside "rlp"); "rlc" and "buffer" are those of the default UMTS access.
 #[pyfunction]
 fn default_section_json(name: &str) -> PyResult<String> {
     let radio = UmtsConfig::default();
