@@ -126,6 +126,13 @@ def _leaves(cls: type[BaseModel], prefix: str, setup: tuple[tuple[str, Any], ...
         default = f.get_default(call_default_factory=True)
         own = (default,) if isinstance(default, int | float | str) else ()
         out.append((path, setup, own + _extras(f.annotation)))
+        variants = C._variants(f.annotation)
+        if variants:
+            # A tagged choice: the keys of every kind, with the kind set first.
+            for kind, model in variants.items():
+                leaves = _leaves(model, f"{path}.", (*setup, (f"{path}.kind", kind)))
+                out += [leaf for leaf in leaves if leaf[0] != f"{path}.kind"]
+            continue
         if sub is None:
             continue
         if kind == "model":
@@ -176,19 +183,16 @@ def build(preset: str, chosen: list[tuple[Leaf, Any]]) -> dict[str, Any] | None:
     path does not exist in it (a third link, an element of a list another override replaced)."""
     doc = apply_overrides(PRESETS[preset], None)
     overrides: dict[str, Any] = {}
-    paths = [leaf[0] for leaf, _ in chosen]
     for (_path, setup, _extra), _value in chosen:
         for key, value in setup:
             try:
                 present = _get(doc, key)
             except (KeyError, IndexError, TypeError):
                 present = None
-            if present in (None, []) and key not in overrides:
+            # A kind is set when it differs (the preset's access may be another kind).
+            missing = present in (None, []) or (key.endswith(".kind") and present != value)
+            if missing and key not in overrides:
                 overrides[key] = value
-    # rlp next to a preset's radio is a conflict both sides report; unless radio is being
-    # changed too, drop the preset's radio so that the rlp override itself is what is tested.
-    if "rlp" in overrides and doc.get("radio") and not any(p.startswith("radio") for p in paths):
-        overrides = {"radio": None, **overrides}
     for (path, _setup, _extra), value in chosen:
         overrides.pop(path, None)
         overrides[path] = value
@@ -234,8 +238,8 @@ KNOWN = {
     "link-name": "links.N.name: the core accepts any string, even empty",
     "bs-ack-disabled": "bs_ack.g, dup_ack_thresh, pace_factor, initial_srtt_ms, "
     "max_ack_wait_ms, reply_reset_after_ms: checked by the core only when bs_ack.enabled",
-    "channel-unused": "radio.downlink/uplink, rlp.forward/reverse: the core does not check fer "
-    "when model = none, nor fd_t when model = none or iid",
+    "channel-unused": "access.downlink/uplink (umts), access.forward/reverse (rlp): the core does "
+    "not check fer when model = none, nor fd_t when model = none or iid",
     "delay-unused": "links.N.variable_delay: the core checks mean_ms only for constant, "
     "uniform and normal, half_width_ms only for uniform, std_ms and floor_ms only for normal, "
     "levels only for markov, trace only for trace",
@@ -305,8 +309,14 @@ def test_pydantic_and_core_agree_on_validity(data):
     [
         ({"links.0.name": ""}, "link-name"),
         ({"bs_ack.g": 0}, "bs-ack-disabled"),
-        ({"radio": {}, "radio.downlink.model": "none", "radio.downlink.fer": 2}, "channel-unused"),
-        ({"rlp": {}, "rlp.forward.model": "iid", "rlp.forward.fd_t": 0}, "channel-unused"),
+        (
+            {"access.kind": "umts", "access.downlink.model": "none", "access.downlink.fer": 2},
+            "channel-unused",
+        ),
+        (
+            {"access.kind": "rlp", "access.forward.model": "iid", "access.forward.fd_t": 0},
+            "channel-unused",
+        ),
         ({"links.1.variable_delay": {}, "links.1.variable_delay.std_ms": -1}, "delay-unused"),
         (
             {
