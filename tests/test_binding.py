@@ -64,7 +64,7 @@ def test_core_config_error_becomes_radiotcp_config_error():
     assert isinstance(e, ValueError)
     assert e.key == "links.1.rate_kbps"
     assert e.value == "-3"
-    assert e.allowed == "a finite number > 0"
+    assert e.allowed == "a rate in [0.001, 1e9] kb/s (1 bit/s to 1 Tbit/s)"
 
 
 def test_core_rejects_unknown_keys():

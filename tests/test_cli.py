@@ -63,7 +63,7 @@ def test_show_config_includes_the_radio_section():
             'simulation.duration_s = "sixty": expected a number',
         ),
         (["--set", "tcp.varient=reno"], "tcp.varient"),
-        (["--set", "links.0.rate_kbps=-5"], "links.0.rate_kbps = -5: expected a number > 0"),
+        (["--set", "links.0.rate_kbps=-5"], "links.0.rate_kbps = -5: expected a rate in [0.001"),
         (["--set", "links.7.rate_kbps=5"], "links.7.rate_kbps"),
         (["--set", "flows.count"], "KEY.PATH=VALUE"),
     ],

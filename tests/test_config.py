@@ -151,8 +151,10 @@ def test_negative_rate():
     (p,) = problems({"links": [{"name": "a", "rate_kbps": -5}]})
     assert p.key == "links.0.rate_kbps"
     assert p.value == "-5"
-    assert p.allowed == "a number > 0"
-    assert str(p) == "links.0.rate_kbps = -5: expected a number > 0"
+    assert p.allowed == "a rate in [0.001, 1e9] kb/s (1 bit/s to 1 Tbit/s)"
+    assert str(p) == (
+        "links.0.rate_kbps = -5: expected a rate in [0.001, 1e9] kb/s (1 bit/s to 1 Tbit/s)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -303,27 +305,72 @@ def test_nan_is_not_accepted_for_positive_rate():
 # --- values the core would reject ----------------------------------------------------------
 
 
+TIMER = "a timer in [0.001, 86400000] ms (1 us to 1 day)"
+PERIOD = "a period in [0.1, 1000] ms"
+DELAY = "a delay in [0, 86400000] ms (at most 1 day)"
+RATE = "a rate in [0.001, 1e9] kb/s (1 bit/s to 1 Tbit/s)"
+
+
 @pytest.mark.parametrize(
-    ("overrides", "key"),
+    ("overrides", "key", "allowed"),
     [
-        (["rlp={}", "access.slot_ms=1e-12"], "access.slot_ms"),
-        (["rlp={}", "access.t_abort_ms=4e-7"], "access.t_abort_ms"),
-        (["bs_ack.max_ack_wait_ms=1e-9"], "bs_ack.max_ack_wait_ms"),
+        # The runs that never ended (issue reports): now errors before the run.
+        (["simulation.duration_s=1e9"], "simulation.duration_s", "(0, 1e7] s"),
+        (["tcp.initial_rto_ms=1e-9"], "tcp.initial_rto_ms", TIMER),
+        (["tcp.min_rto_ms=1e-9", "tcp.max_rto_ms=1"], "tcp.min_rto_ms", TIMER),
+        (["access.kind=umts", "access.tti_ms=1e-5"], "access.tti_ms", PERIOD),
+        (["access.kind=umts", "access.tti_ms=1e-9"], "access.tti_ms", PERIOD),
+        (
+            ["access.kind=umts", "access.buffer.pie.t_update_ms=1e-9"],
+            "access.buffer.pie.t_update_ms",
+            TIMER,
+        ),
+        # Durations that would round to 0 ns, and the upper bounds.
+        (["rlp={}", "access.slot_ms=1e-12"], "access.slot_ms", PERIOD),
+        (["rlp={}", "access.slot_ms=1001"], "access.slot_ms", PERIOD),
+        (["rlp={}", "access.t_abort_ms=4e-7"], "access.t_abort_ms", TIMER),
+        (["bs_ack.enabled=true", "bs_ack.max_ack_wait_ms=1e-9"], "bs_ack.max_ack_wait_ms", TIMER),
+        (["tcp.max_rto_ms=1e12"], "tcp.max_rto_ms", TIMER),
+        (
+            ["access.kind=umts", "access.rlc.status_prohibit_ms=1e-4"],
+            "access.rlc.status_prohibit_ms",
+            "0 (off) or " + TIMER,
+        ),
+        (["links.0.delay_ms=1e9"], "links.0.delay_ms", DELAY),
+        (["links.0.rate_kbps=1e-4"], "links.0.rate_kbps", RATE),
+        (["links.0.rate_kbps=2e9"], "links.0.rate_kbps", RATE),
         (
             ["links.1.variable_delay={}", "links.1.variable_delay.spikes=[{duration_s=1e-12}]"],
             "links.1.variable_delay.spikes.0.duration_s",
+            "[1e-06, 86400] s",
         ),
     ],
 )
-def test_durations_that_round_to_zero_ns_are_rejected(overrides, key):
+def test_times_and_rates_out_of_physical_bounds_are_rejected(overrides, key, allowed):
     (p,) = problems(None, overrides)
     assert p.key == key
-    assert "at least 1 ns" in p.allowed
+    assert allowed in p.allowed
+    # The core has the same bound, with the same words.
+    doc = apply_overrides({}, overrides)
+    with pytest.raises(ConfigError) as e:
+        _core.check_config(json.dumps(doc))
+    assert e.value.problems[0].key == key
+    assert allowed in e.value.problems[0].allowed
 
 
-def test_smallest_duration_the_core_takes_is_accepted():
-    cfg = load(None, ["rlp={}", "access.slot_ms=5e-7"])
-    _core.check_config(to_core_json(cfg))
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        ["rlp={}", "access.slot_ms=0.1"],
+        ["rlp={}", "access.slot_ms=1000"],
+        ["access.kind=umts", "access.tti_ms=0.1", "access.rlc.status_prohibit_ms=0"],
+        ["tcp.min_rto_ms=0.001", "tcp.initial_rto_ms=0.001", "tcp.max_rto_ms=86400000"],
+        ["links.0.rate_kbps=0.001", "links.1.rate_kbps=1e9", "links.0.delay_ms=86400000"],
+        ["simulation.duration_s=1e7"],
+    ],
+)
+def test_the_bounds_themselves_are_accepted_by_both_layers(overrides):
+    _core.check_config(to_core_json(load(None, overrides)))
 
 
 def test_delay_trace_is_read_from_toml_arrays():

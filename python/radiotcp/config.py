@@ -65,30 +65,76 @@ NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Probability = Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)]
 
 
-def _at_least_1ns(ns_per_unit: float, unit: str) -> AfterValidator:
-    """A positive duration the core can schedule: at least 1 ns once rounded to the
-    nanosecond, as the core rounds it (a zero-length slot or timer would stall the run)."""
-    smallest = 0.5 / ns_per_unit
+# Physical bounds of times and rates (the core's config::bounds, same values and messages):
+# wide enough for every network radiotcp models, narrow enough that a typo is an error up front
+# instead of a run that never ends.
+TIMER_MIN_MS = 1e-3  # 1 us
+TIME_MAX_MS = 86_400_000.0  # 1 day
+PERIOD_MIN_MS, PERIOD_MAX_MS = 0.1, 1000.0  # a TTI, an RLP slot
+RATE_MIN_KBPS, RATE_MAX_KBPS = 1e-3, 1e9  # 1 bit/s to 1 Tbit/s
+DURATION_MAX_S = 1e7  # about 116 days
+
+
+def _within(lo: float, hi: float, allowed: str, *, off: bool = False, open_lo: bool = False):
+    """A number in [lo, hi] ((lo, hi] with ``open_lo``; 0 also allowed with ``off``)."""
 
     def check(v: float) -> float:
-        # The core's arithmetic: milliseconds x 1e6 (seconds: x 1000, then x 1e6), rounded.
-        ns = v * 1000.0 * 1e6 if unit == "s" else v * 1e6
-        if not ns >= 0.5:
-            raise PydanticCustomError(
-                "radiotcp_value",
-                "{allowed}",
-                {"allowed": f"a duration of at least 1 ns once rounded (>= {smallest:g} {unit})"},
-            )
+        inside = (lo < v if open_lo else lo <= v) and v <= hi
+        if not (inside or (off and v == 0)):
+            raise PydanticCustomError("radiotcp_value", "{allowed}", {"allowed": allowed})
         return v
 
     return AfterValidator(check)
 
 
-# A timer or slot length: > 0 and not rounded to 0 ns by the core.
-DurationMs = Annotated[PosFloat, _at_least_1ns(1e6, "ms")]
-DurationS = Annotated[PosFloat, _at_least_1ns(1e9, "s")]
+_Finite = Annotated[float, Field(allow_inf_nan=False)]
+# A timer (an RTO, Timer_Poll, a CoDel interval).
+TimerMs = Annotated[
+    _Finite, _within(TIMER_MIN_MS, TIME_MAX_MS, "a timer in [0.001, 86400000] ms (1 us to 1 day)")
+]
+# A timer that 0 turns off.
+TimerOrOffMs = Annotated[
+    _Finite,
+    _within(
+        TIMER_MIN_MS,
+        TIME_MAX_MS,
+        "0 (off) or a timer in [0.001, 86400000] ms (1 us to 1 day)",
+        off=True,
+    ),
+]
+# A delay or time offset.
+DelayMs = Annotated[
+    _Finite, _within(0.0, TIME_MAX_MS, "a delay in [0, 86400000] ms (at most 1 day)")
+]
+# A radio period (a TTI, an RLP frame slot).
+PeriodMs = Annotated[_Finite, _within(PERIOD_MIN_MS, PERIOD_MAX_MS, "a period in [0.1, 1000] ms")]
+RateKbps = Annotated[
+    _Finite,
+    _within(RATE_MIN_KBPS, RATE_MAX_KBPS, "a rate in [0.001, 1e9] kb/s (1 bit/s to 1 Tbit/s)"),
+]
+RunDurationS = Annotated[
+    _Finite,
+    _within(0.0, DURATION_MAX_S, "a duration in (0, 1e7] s (at most about 116 days)", open_lo=True),
+]
+SpikeDurationS = Annotated[
+    _Finite, _within(1e-6, 86_400.0, "a duration in [1e-06, 86400] s (1 us to 1 day)")
+]
+
+
 # A [from_s, delay_ms] point of a delay trace (a TOML array of two numbers).
-TracePoint = Annotated[list[NonNegFloat], Field(min_length=2, max_length=2)]
+def _trace_delay_in_bounds(point: list[float]) -> list[float]:
+    if point[1] > TIME_MAX_MS:
+        raise PydanticCustomError(
+            "radiotcp_value",
+            "{allowed}",
+            {"allowed": "a delay in [0, 86400000] ms (at most 1 day)"},
+        )
+    return point
+
+
+TracePoint = Annotated[
+    list[NonNegFloat], Field(min_length=2, max_length=2), AfterValidator(_trace_delay_in_bounds)
+]
 
 
 class _Model(BaseModel):
@@ -107,7 +153,7 @@ def _constraint(field: str, value: Any, allowed: str) -> PydanticCustomError:
 class SimulationConfig(_Model):
     """Simulation control."""
 
-    duration_s: PosFloat = Field(60.0, description="Simulated time of one run, in seconds.")
+    duration_s: RunDurationS = Field(60.0, description="Simulated time of one run, in seconds.")
     warmup_s: NonNegFloat = Field(
         0.0,
         description="Metrics (goodput, delay) count only what happens after this instant; "
@@ -169,12 +215,12 @@ class TcpConfig(_Model):
         description="RFC 7323 window scaling; without it the advertised window is capped at "
         "65535 bytes whatever rwnd_bytes says.",
     )
-    initial_rto_ms: PosFloat = Field(1000.0, description="Initial retransmission timeout, ms.")
-    min_rto_ms: PosFloat = Field(1000.0, description="Lower bound of the RTO, ms.")
-    max_rto_ms: PosFloat = Field(
+    initial_rto_ms: TimerMs = Field(1000.0, description="Initial retransmission timeout, ms.")
+    min_rto_ms: TimerMs = Field(1000.0, description="Lower bound of the RTO, ms.")
+    max_rto_ms: TimerMs = Field(
         60000.0, description="Upper bound of the RTO (at least min_rto_ms), ms."
     )
-    clock_granularity_ms: NonNegFloat = Field(
+    clock_granularity_ms: DelayMs = Field(
         1.0, description="Clock granularity G of RFC 6298 section 2, ms."
     )
     delack_count: int = Field(
@@ -183,7 +229,7 @@ class TcpConfig(_Model):
         le=U32_MAX,
         description="Acknowledge every delack_count-th in-order segment; 1 disables delayed ACKs.",
     )
-    delack_timeout_ms: PosFloat = Field(200.0, description="Delayed-ACK timer, ms.")
+    delack_timeout_ms: TimerMs = Field(200.0, description="Delayed-ACK timer, ms.")
 
     @model_validator(mode="after")
     def _cross_checks(self) -> TcpConfig:
@@ -266,8 +312,8 @@ LINK_NAME_RE = r"^[A-Za-z0-9_-]+$"
 class DelayLevelConfig(_Model):
     """One level of a Markov-modulated delay."""
 
-    delay_ms: NonNegFloat = Field(190.0, description="One-way delay at this level, ms.")
-    mean_sojourn_ms: DurationMs = Field(
+    delay_ms: DelayMs = Field(190.0, description="One-way delay at this level, ms.")
+    mean_sojourn_ms: TimerMs = Field(
         1000.0, description="Mean time the chain stays at this level, ms (exponential)."
     )
 
@@ -277,10 +323,8 @@ class SpikeConfig(_Model):
     disconnection)."""
 
     start_s: NonNegFloat = Field(5.0, description="Start of the spike, s.")
-    duration_s: DurationS = Field(6.0, description="Length of the spike, s.")
-    extra_ms: NonNegFloat = Field(
-        0.0, description="Delay added to packets sent during the spike, ms."
-    )
+    duration_s: SpikeDurationS = Field(6.0, description="Length of the spike, s.")
+    extra_ms: DelayMs = Field(0.0, description="Delay added to packets sent during the spike, ms.")
     stall: bool = Field(
         False,
         description="Nothing leaves the link during the spike: arrivals in it wait for its end.",
@@ -296,12 +340,12 @@ class VariableDelayConfig(_Model):
         description="'constant' (mean_ms), 'uniform' (mean_ms +- half_width_ms), 'normal' "
         "(mean_ms, std_ms, at least floor_ms), 'markov' (levels) or 'trace' (trace).",
     )
-    mean_ms: NonNegFloat = Field(190.0, description="Delay (constant) or mean delay, ms.")
-    half_width_ms: NonNegFloat = Field(
+    mean_ms: DelayMs = Field(190.0, description="Delay (constant) or mean delay, ms.")
+    half_width_ms: DelayMs = Field(
         100.0, description="uniform: half the width of the range, at most mean_ms, ms."
     )
-    std_ms: NonNegFloat = Field(50.0, description="normal: standard deviation, ms.")
-    floor_ms: NonNegFloat = Field(0.0, description="normal: smaller draws are raised to this, ms.")
+    std_ms: DelayMs = Field(50.0, description="normal: standard deviation, ms.")
+    floor_ms: DelayMs = Field(0.0, description="normal: smaller draws are raised to this, ms.")
     levels: list[DelayLevelConfig] = Field(
         default_factory=list,
         description="markov: delay levels; the chain jumps to another level, uniformly, after "
@@ -363,13 +407,13 @@ class BsAckConfig(_Model):
         "pace_factor x sRTT.",
     )
     pace_factor: PosFloat = Field(0.5, le=1000.0, description="Multiplies the pacing interval.")
-    initial_srtt_ms: DurationMs | None = Field(
+    initial_srtt_ms: TimerMs | None = Field(
         None, description="sRTT before the first sample; unset: from the first sample."
     )
-    max_ack_wait_ms: DurationMs | None = Field(
+    max_ack_wait_ms: TimerMs | None = Field(
         None, description="Longest an ACK may wait in the BS queue; unset: no bound."
     )
-    reply_reset_after_ms: DurationMs = Field(
+    reply_reset_after_ms: TimerMs = Field(
         1000.0,
         description="A BS reply that would be the third consecutive duplicate is withheld "
         "unless no ACK went to the flow for this long.",
@@ -384,10 +428,10 @@ class LinkConfig(_Model):
         pattern=LINK_NAME_RE,
         description="Name used in metric keys (letters, digits, '_' and '-'); unique per scenario.",
     )
-    rate_kbps: PosFloat = Field(
+    rate_kbps: RateKbps = Field(
         1000.0, description="Transmission rate, kbit/s (1 kbit = 1000 bit)."
     )
-    delay_ms: NonNegFloat = Field(10.0, description="One-way propagation delay, ms.")
+    delay_ms: DelayMs = Field(10.0, description="One-way propagation delay, ms.")
     loss_rate: Probability = Field(
         0.0, description="Probability that a data packet (server -> client) is lost here."
     )
@@ -436,9 +480,9 @@ class RlcConfig(_Model):
         description="A PDU is sent at most max_dat - 1 times; then its SDUs are discarded "
         "(Move Receiving Window).",
     )
-    poll_timer_ms: PosFloat = Field(60.0, description="Timer_Poll, ms.")
-    poll_prohibit_ms: NonNegFloat = Field(0.0, description="Timer_Poll_Prohibit, ms (0 = off).")
-    status_prohibit_ms: NonNegFloat = Field(
+    poll_timer_ms: TimerMs = Field(60.0, description="Timer_Poll, ms.")
+    poll_prohibit_ms: TimerOrOffMs = Field(0.0, description="Timer_Poll_Prohibit, ms (0 = off).")
+    status_prohibit_ms: TimerOrOffMs = Field(
         60.0, description="Timer_Status_Prohibit, ms (0 = off)."
     )
     poll_window_pct: PosFloat = Field(
@@ -450,7 +494,7 @@ class RlcConfig(_Model):
     missing_pdu_indicator: bool = Field(
         True, description="The receiver sends a STATUS as soon as it detects a missing PDU."
     )
-    mrw_timer_ms: PosFloat = Field(500.0, description="Timer_MRW, ms.")
+    mrw_timer_ms: TimerMs = Field(500.0, description="Timer_MRW, ms.")
 
 
 class RedConfig(_Model):
@@ -473,7 +517,7 @@ class SbdConfig(_Model):
     """Slope Based Discard (Alcaraz & Cerdan 2006, section 4); maxth is limit_sdus."""
 
     min_th_sdus: NonNegFloat = Field(25.0, description="minth, SDUs (below limit_sdus).")
-    t_r_ms: PosFloat = Field(350.0, description="Estimated reaction time T_r, ms.")
+    t_r_ms: TimerMs = Field(350.0, description="Estimated reaction time T_r, ms.")
     alpha_bits: PosFloat = Field(
         60000.0, description="Occupancy interval alpha, bits (5 maximum-size SDUs)."
     )
@@ -486,19 +530,19 @@ class CodelConfig(_Model):
     """CoDel (RFC 8289) at the start of each SDU's transmission. At 384 kbit/s one 1500-byte
     SDU takes 31 ms, so the RFC's 5 ms target is raised (model-specs 6.2, cellular notes)."""
 
-    target_ms: PosFloat = Field(40.0, description="TARGET sojourn time, ms.")
-    interval_ms: PosFloat = Field(300.0, description="INTERVAL, about the worst-case RTT, ms.")
+    target_ms: TimerMs = Field(40.0, description="TARGET sojourn time, ms.")
+    interval_ms: TimerMs = Field(300.0, description="INTERVAL, about the worst-case RTT, ms.")
 
 
 class PieConfig(_Model):
     """PIE (RFC 8033) on arrival, its delay taken from timestamps at transmission start.
     QDELAY_REF is raised above one SDU's transmission time at 384 kbit/s (31 ms)."""
 
-    qdelay_ref_ms: PosFloat = Field(40.0, description="QDELAY_REF, ms.")
-    t_update_ms: PosFloat = Field(15.0, description="T_UPDATE, ms.")
+    qdelay_ref_ms: TimerMs = Field(40.0, description="QDELAY_REF, ms.")
+    t_update_ms: TimerMs = Field(15.0, description="T_UPDATE, ms.")
     alpha: PosFloat = Field(0.125, description="Integral gain, 1/s.")
     beta: PosFloat = Field(1.25, description="Proportional gain, 1/s.")
-    max_burst_ms: NonNegFloat = Field(150.0, description="MAX_BURST allowance, ms.")
+    max_burst_ms: DelayMs = Field(150.0, description="MAX_BURST allowance, ms.")
 
 
 class BufferConfig(_Model):
@@ -541,8 +585,8 @@ class AckControlConfig(_Model):
     )
     minth_sdus: NonNegFloat = Field(20.0, description="BO at which ACKs start to be spaced.")
     maxth_sdus: PosFloat = Field(50.0, description="BO at which t_id reaches maxd_ms.")
-    mind_ms: NonNegFloat = Field(0.0, description="t_id at minth, ms.")
-    maxd_ms: NonNegFloat = Field(500.0, description="t_id at maxth and above, ms.")
+    mind_ms: DelayMs = Field(0.0, description="t_id at minth, ms.")
+    maxd_ms: DelayMs = Field(500.0, description="t_id at maxth and above, ms.")
     alpha: NonNegFloat = Field(1.0, description="Shape of f (rate mode).")
     sync_to_tti: bool = Field(False, description="Round id_timer expiries up to TTI boundaries.")
     release: Literal["per_tti", "one_per_event", "while_due"] = Field(
@@ -575,7 +619,7 @@ class UmtsConfig(_Model):
     FER 10%, f_dT 0.01)."""
 
     kind: Literal["umts"] = Field("umts", description="The access network: 'umts'.")
-    tti_ms: PosFloat = Field(10.0, description="Transmission time interval, ms.")
+    tti_ms: PeriodMs = Field(10.0, description="Transmission time interval, ms.")
     pdus_per_tti: int = Field(
         12, ge=1, le=U32_MAX, description="PDUs per TTI and direction (12 at 384 kbit/s)."
     )
@@ -583,7 +627,7 @@ class UmtsConfig(_Model):
         40, ge=2, le=U32_MAX, description="Payload octets per AMD PDU (40 = 320 bits)."
     )
     li_bytes: int = Field(1, ge=1, le=U32_MAX, description="Octets per length indicator.")
-    one_way_delay_ms: NonNegFloat = Field(
+    one_way_delay_ms: DelayMs = Field(
         25.0,
         description="From the start of a PDU's TTI to its arrival at the peer RLC, ms; the "
         "radio round trip is twice this.",
@@ -620,7 +664,7 @@ class RlpConfig(_Model):
     paper's reference [5] sends none; its reference [6] shows why a few help)."""
 
     kind: Literal["rlp"] = Field("rlp", description="The access network: 'rlp'.")
-    slot_ms: DurationMs = Field(20.0, description="Radio frame period, ms (20 in IS-707).")
+    slot_ms: PeriodMs = Field(20.0, description="Radio frame period, ms (20 in IS-707).")
     frame_payload_bytes: int = Field(
         19,
         ge=1,
@@ -634,7 +678,7 @@ class RlpConfig(_Model):
         description="RLP frames per slot and direction (16 for the 16 x 9600 bit/s case); "
         "all frames of a slot share the channel state.",
     )
-    one_way_delay_ms: NonNegFloat = Field(
+    one_way_delay_ms: DelayMs = Field(
         40.0,
         description="From the start of a frame's slot to its arrival at the peer RLP, ms "
         "(2 frames: interleaving, processing, backhaul; model-specs 3.3).",
@@ -646,8 +690,8 @@ class RlpConfig(_Model):
         description="Retransmission cycles: round i sends i NAKs; rounds 1..n-1 end with the "
         "NAK retransmission timer, round n with the abort timer (IS-707: 2).",
     )
-    t_ret_ms: DurationMs = Field(200.0, description="NAK retransmission timer, ms.")
-    t_abort_ms: DurationMs = Field(200.0, description="NAK abort timer, ms.")
+    t_ret_ms: TimerMs = Field(200.0, description="NAK retransmission timer, ms.")
+    t_abort_ms: TimerMs = Field(200.0, description="NAK abort timer, ms.")
     idle_frames: int = Field(
         3,
         ge=0,

@@ -138,7 +138,7 @@ impl Default for RlpConfig {
 
 impl RlpConfig {
     fn validate(&self) -> Result<(), ConfigError> {
-        duration_ms("access.slot_ms", self.slot_ms)?;
+        period_ms("access.slot_ms", self.slot_ms)?;
         check(
             (1..=1_000_000).contains(&self.frame_payload_bytes),
             "access.frame_payload_bytes",
@@ -151,15 +151,15 @@ impl RlpConfig {
             self.frames_per_slot,
             "an integer in 1..=1024",
         )?;
-        finite_nonneg("access.one_way_delay_ms", self.one_way_delay_ms)?;
+        delay_ms("access.one_way_delay_ms", self.one_way_delay_ms)?;
         check(
             (1..=1000).contains(&self.nak_rounds),
             "access.nak_rounds",
             self.nak_rounds,
             "an integer in 1..=1000",
         )?;
-        duration_ms("access.t_ret_ms", self.t_ret_ms)?;
-        duration_ms("access.t_abort_ms", self.t_abort_ms)?;
+        timer_ms("access.t_ret_ms", self.t_ret_ms)?;
+        timer_ms("access.t_abort_ms", self.t_abort_ms)?;
         check(
             self.iap_buffer_packets >= 1,
             "access.iap_buffer_packets",
@@ -633,7 +633,7 @@ impl Default for VariableDelayConfig {
 impl VariableDelayConfig {
     /// The engine's parameters; validated (with `key` as the prefix of error keys) first.
     pub fn params(&self, key: &str) -> Result<VariableDelayParams, ConfigError> {
-        let ms = |name: &str, v: f64| finite_nonneg(&format!("{key}.{name}"), v).map(|_| millis(v));
+        let ms = |name: &str, v: f64| delay_ms(&format!("{key}.{name}"), v).map(|_| millis(v));
         let process = match self.process {
             DelayProcessKind::Constant => DelayProcess::Constant {
                 delay: ms("mean_ms", self.mean_ms)?,
@@ -664,7 +664,7 @@ impl VariableDelayConfig {
                 )?;
                 let mut levels = Vec::new();
                 for (i, l) in self.levels.iter().enumerate() {
-                    duration_ms(
+                    timer_ms(
                         &format!("{key}.levels.{i}.mean_sojourn_ms"),
                         l.mean_sojourn_ms,
                     )?;
@@ -704,8 +704,13 @@ impl VariableDelayConfig {
         for (i, sp) in self.spikes.iter().enumerate() {
             let k = format!("{key}.spikes.{i}");
             finite_nonneg(&format!("{k}.start_s"), sp.start_s)?;
-            duration_ms(&format!("{k}.duration_s"), sp.duration_s * 1000.0)?;
-            finite_nonneg(&format!("{k}.extra_ms"), sp.extra_ms)?;
+            check(
+                sp.duration_s >= 1e-6 && sp.duration_s <= 86_400.0,
+                &format!("{k}.duration_s"),
+                sp.duration_s,
+                "a duration in [1e-06, 86400] s (1 us to 1 day)",
+            )?;
+            delay_ms(&format!("{k}.extra_ms"), sp.extra_ms)?;
             spikes.push(Spike {
                 start: secs(sp.start_s),
                 duration: secs(sp.duration_s),
@@ -944,7 +949,7 @@ impl ChannelConfig {
 
 impl UmtsConfig {
     fn validate(&self) -> Result<(), ConfigError> {
-        positive("access.tti_ms", self.tti_ms)?;
+        period_ms("access.tti_ms", self.tti_ms)?;
         check(
             self.pdus_per_tti >= 1,
             "access.pdus_per_tti",
@@ -957,7 +962,7 @@ impl UmtsConfig {
             self.pdu_payload_bytes,
             "an integer greater than access.li_bytes (>= 1)",
         )?;
-        finite_nonneg("access.one_way_delay_ms", self.one_way_delay_ms)?;
+        delay_ms("access.one_way_delay_ms", self.one_way_delay_ms)?;
         self.downlink.validate("access.downlink")?;
         if let Some(u) = &self.uplink {
             u.validate("access.uplink")?;
@@ -975,11 +980,11 @@ impl UmtsConfig {
             r.max_dat,
             "an integer >= 2 (a PDU is sent at most max_dat - 1 times)",
         )?;
-        positive("access.rlc.poll_timer_ms", r.poll_timer_ms)?;
-        finite_nonneg("access.rlc.poll_prohibit_ms", r.poll_prohibit_ms)?;
-        finite_nonneg("access.rlc.status_prohibit_ms", r.status_prohibit_ms)?;
+        timer_ms("access.rlc.poll_timer_ms", r.poll_timer_ms)?;
+        timer_or_off_ms("access.rlc.poll_prohibit_ms", r.poll_prohibit_ms)?;
+        timer_or_off_ms("access.rlc.status_prohibit_ms", r.status_prohibit_ms)?;
         positive("access.rlc.poll_window_pct", r.poll_window_pct)?;
-        positive("access.rlc.mrw_timer_ms", r.mrw_timer_ms)?;
+        timer_ms("access.rlc.mrw_timer_ms", r.mrw_timer_ms)?;
         let b = &self.buffer;
         check(
             b.limit_sdus >= 1,
@@ -1010,15 +1015,15 @@ impl UmtsConfig {
             b.sbd.min_th_sdus,
             "a number >= 0 and below access.buffer.limit_sdus (SBD's maxth)",
         )?;
-        positive("access.buffer.sbd.t_r_ms", b.sbd.t_r_ms)?;
+        timer_ms("access.buffer.sbd.t_r_ms", b.sbd.t_r_ms)?;
         positive("access.buffer.sbd.alpha_bits", b.sbd.alpha_bits)?;
-        positive("access.buffer.codel.target_ms", b.codel.target_ms)?;
-        positive("access.buffer.codel.interval_ms", b.codel.interval_ms)?;
-        positive("access.buffer.pie.qdelay_ref_ms", b.pie.qdelay_ref_ms)?;
-        positive("access.buffer.pie.t_update_ms", b.pie.t_update_ms)?;
+        timer_ms("access.buffer.codel.target_ms", b.codel.target_ms)?;
+        timer_ms("access.buffer.codel.interval_ms", b.codel.interval_ms)?;
+        timer_ms("access.buffer.pie.qdelay_ref_ms", b.pie.qdelay_ref_ms)?;
+        timer_ms("access.buffer.pie.t_update_ms", b.pie.t_update_ms)?;
         positive("access.buffer.pie.alpha", b.pie.alpha)?;
         positive("access.buffer.pie.beta", b.pie.beta)?;
-        finite_nonneg("access.buffer.pie.max_burst_ms", b.pie.max_burst_ms)?;
+        delay_ms("access.buffer.pie.max_burst_ms", b.pie.max_burst_ms)?;
         let a = &self.ack_control;
         finite_nonneg("access.ack_control.minth_sdus", a.minth_sdus)?;
         check(
@@ -1027,9 +1032,10 @@ impl UmtsConfig {
             a.maxth_sdus,
             "a number greater than access.ack_control.minth_sdus",
         )?;
-        finite_nonneg("access.ack_control.mind_ms", a.mind_ms)?;
+        delay_ms("access.ack_control.mind_ms", a.mind_ms)?;
+        delay_ms("access.ack_control.maxd_ms", a.maxd_ms)?;
         check(
-            a.maxd_ms.is_finite() && a.maxd_ms >= a.mind_ms,
+            a.maxd_ms >= a.mind_ms,
             "access.ack_control.maxd_ms",
             a.maxd_ms,
             "a number >= access.ack_control.mind_ms",
@@ -1059,14 +1065,72 @@ fn positive(key: &str, v: f64) -> Result<(), ConfigError> {
     check(v.is_finite() && v > 0.0, key, v, "a finite number > 0")
 }
 
-/// A positive duration in ms that is at least 1 ns once converted (a zero-length slot or
-/// timer would stall the run or break an entity).
-fn duration_ms(key: &str, v: f64) -> Result<(), ConfigError> {
+/// Physical bounds of the times and rates a scenario may set: wide enough for every network
+/// radiotcp models (and for stress tests), narrow enough that a typo (a TTI in seconds written
+/// in ms, a timer of 1e-9 ms) is an error up front instead of a run that never ends. The
+/// Python models check the same bounds with the same messages (docs/usage.md, "Bounds").
+pub mod bounds {
+    /// Shortest timer: 1 microsecond.
+    pub const TIMER_MIN_MS: f64 = 1e-3;
+    /// Longest timer or delay: one day.
+    pub const TIME_MAX_MS: f64 = 86_400_000.0;
+    /// Shortest and longest radio period (a TTI, an RLP frame slot): 0.1 ms to 1 s.
+    pub const PERIOD_MIN_MS: f64 = 0.1;
+    pub const PERIOD_MAX_MS: f64 = 1000.0;
+    /// Slowest and fastest link: 1 bit/s to 1 Tbit/s.
+    pub const RATE_MIN_KBPS: f64 = 1e-3;
+    pub const RATE_MAX_KBPS: f64 = 1e9;
+    /// Longest run: 1e7 s (about 116 days of simulated time).
+    pub const DURATION_MAX_S: f64 = 1e7;
+}
+
+/// A timer (an RTO, Timer_Poll, a CoDel interval): 1 us to 1 day.
+fn timer_ms(key: &str, v: f64) -> Result<(), ConfigError> {
     check(
-        v.is_finite() && v > 0.0 && millis(v) >= 1,
+        (bounds::TIMER_MIN_MS..=bounds::TIME_MAX_MS).contains(&v),
         key,
         v,
-        "a finite duration of at least 1e-6 ms",
+        "a timer in [0.001, 86400000] ms (1 us to 1 day)",
+    )
+}
+
+/// A timer that 0 turns off (Timer_Poll_Prohibit, Timer_Status_Prohibit).
+fn timer_or_off_ms(key: &str, v: f64) -> Result<(), ConfigError> {
+    check(
+        v == 0.0 || (bounds::TIMER_MIN_MS..=bounds::TIME_MAX_MS).contains(&v),
+        key,
+        v,
+        "0 (off) or a timer in [0.001, 86400000] ms (1 us to 1 day)",
+    )
+}
+
+/// A delay or a time offset in ms: 0 to 1 day.
+fn delay_ms(key: &str, v: f64) -> Result<(), ConfigError> {
+    check(
+        (0.0..=bounds::TIME_MAX_MS).contains(&v),
+        key,
+        v,
+        "a delay in [0, 86400000] ms (at most 1 day)",
+    )
+}
+
+/// A radio period (a TTI, an RLP slot): 0.1 ms to 1 s.
+fn period_ms(key: &str, v: f64) -> Result<(), ConfigError> {
+    check(
+        (bounds::PERIOD_MIN_MS..=bounds::PERIOD_MAX_MS).contains(&v),
+        key,
+        v,
+        "a period in [0.1, 1000] ms",
+    )
+}
+
+/// A link rate: 1 bit/s to 1 Tbit/s.
+fn rate_kbps(key: &str, v: f64) -> Result<(), ConfigError> {
+    check(
+        (bounds::RATE_MIN_KBPS..=bounds::RATE_MAX_KBPS).contains(&v),
+        key,
+        v,
+        "a rate in [0.001, 1e9] kb/s (1 bit/s to 1 Tbit/s)",
     )
 }
 
@@ -1090,7 +1154,12 @@ impl ScenarioConfig {
     /// is allowed.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let s = &self.simulation;
-        positive("simulation.duration_s", s.duration_s)?;
+        check(
+            s.duration_s > 0.0 && s.duration_s <= bounds::DURATION_MAX_S,
+            "simulation.duration_s",
+            s.duration_s,
+            "a duration in (0, 1e7] s (at most about 116 days)",
+        )?;
         finite_nonneg("simulation.warmup_s", s.warmup_s)?;
         check(
             s.warmup_s < s.duration_s,
@@ -1147,23 +1216,23 @@ impl ScenarioConfig {
                 "an integer >= 1 whose window (x MSS) fits in 32 bits",
             )?;
         }
-        positive("tcp.initial_rto_ms", t.initial_rto_ms)?;
-        positive("tcp.min_rto_ms", t.min_rto_ms)?;
-        positive("tcp.max_rto_ms", t.max_rto_ms)?;
+        timer_ms("tcp.initial_rto_ms", t.initial_rto_ms)?;
+        timer_ms("tcp.min_rto_ms", t.min_rto_ms)?;
+        timer_ms("tcp.max_rto_ms", t.max_rto_ms)?;
         check(
             t.max_rto_ms >= t.min_rto_ms,
             "tcp.max_rto_ms",
             t.max_rto_ms,
             "at least tcp.min_rto_ms",
         )?;
-        finite_nonneg("tcp.clock_granularity_ms", t.clock_granularity_ms)?;
+        delay_ms("tcp.clock_granularity_ms", t.clock_granularity_ms)?;
         check(
             t.delack_count >= 1,
             "tcp.delack_count",
             t.delack_count,
             "an integer >= 1 (1 disables delayed ACKs)",
         )?;
-        positive("tcp.delack_timeout_ms", t.delack_timeout_ms)?;
+        timer_ms("tcp.delack_timeout_ms", t.delack_timeout_ms)?;
 
         let f = &self.flows;
         check(
@@ -1199,8 +1268,8 @@ impl ScenarioConfig {
             }
         }
         for (i, l) in self.links.iter().enumerate() {
-            positive(&format!("links.{i}.rate_kbps"), l.rate_kbps)?;
-            finite_nonneg(&format!("links.{i}.delay_ms"), l.delay_ms)?;
+            rate_kbps(&format!("links.{i}.rate_kbps"), l.rate_kbps)?;
+            delay_ms(&format!("links.{i}.delay_ms"), l.delay_ms)?;
             probability(&format!("links.{i}.loss_rate"), l.loss_rate)?;
             probability(&format!("links.{i}.ack_loss_rate"), l.ack_loss_rate)?;
             check(
@@ -1245,12 +1314,12 @@ impl ScenarioConfig {
                 "a number in (0, 1000]",
             )?;
             if let Some(v) = b.initial_srtt_ms {
-                duration_ms("bs_ack.initial_srtt_ms", v)?;
+                timer_ms("bs_ack.initial_srtt_ms", v)?;
             }
             if let Some(v) = b.max_ack_wait_ms {
-                duration_ms("bs_ack.max_ack_wait_ms", v)?;
+                timer_ms("bs_ack.max_ack_wait_ms", v)?;
             }
-            duration_ms("bs_ack.reply_reset_after_ms", b.reply_reset_after_ms)?;
+            timer_ms("bs_ack.reply_reset_after_ms", b.reply_reset_after_ms)?;
             // g and dupAckThresh: the controller's own checks (the ones its constructor relies on).
             if let Some(p) = b.params() {
                 p.validate().map_err(|e| e.at("bs_ack"))?;
