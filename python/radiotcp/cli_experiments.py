@@ -284,7 +284,7 @@ def cmd_plot(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from .reproduce import list_recipes, reproduce
+    from .reproduce import find_recipe, list_recipes, reproduce
 
     if args.list or not args.name:
         t = Table(title="recipes (radiotcp reproduce NAME)", title_justify="left")
@@ -294,6 +294,8 @@ def cmd_reproduce(args: argparse.Namespace, out: Console, err: Console) -> int:
             t.add_row(name, title)
         out.print(t)
         return EXIT_OK
+    # An unknown recipe is an error before the store is opened or a progress bar is drawn.
+    find_recipe(args.name)
     dest = args.out or Path("results") / "reproduce" / args.name
     with _store(args) as store, _progress(err, not args.no_progress) as prog:
         rep = reproduce(

@@ -796,8 +796,23 @@ class ScenarioConfig(_Model):
 # --------------------------------------------------------------------------------------------
 
 
+# An error message shows at most this much of a value, and tables / lists this deep.
+VALUE_SHOWN_CHARS = 120
+VALUE_SHOWN_DEPTH = 4
+
+
 def format_value(v: Any) -> str:
-    """Render a value the way it would be written in TOML (strings quoted)."""
+    """Render a value the way it would be written in TOML (strings quoted), shortened to
+    VALUE_SHOWN_CHARS with ``...`` (a pasted table or a deeply nested list stays one line)."""
+    text = _format_value(v, VALUE_SHOWN_DEPTH)
+    if len(text) > VALUE_SHOWN_CHARS:
+        text = text[: VALUE_SHOWN_CHARS - 3] + "..."
+    return text
+
+
+def _format_value(v: Any, depth: int) -> str:
+    if isinstance(v, (Mapping, list, tuple)) and depth <= 0:
+        return "{...}" if isinstance(v, Mapping) else "[...]"
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, str):
@@ -813,10 +828,10 @@ def format_value(v: Any) -> str:
     if v is None:
         return "null"
     if isinstance(v, Mapping):
-        inner = ", ".join(f"{k} = {format_value(x)}" for k, x in v.items())
+        inner = ", ".join(f"{k} = {_format_value(x, depth - 1)}" for k, x in v.items())
         return "{" + inner + "}" if inner else "{}"
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(format_value(x) for x in v) + "]"
+        return "[" + ", ".join(_format_value(x, depth - 1) for x in v) + "]"
     return str(v)
 
 
@@ -926,6 +941,19 @@ def _unknown_key(
     keys = list(cls.model_fields)
     close = difflib.get_close_matches(name, keys, n=1)
     hint = f"did you mean {prefix}{close[0]}? " if close else ""
+    # A key of another kind of a tagged choice (`access.tti_ms` with kind = "wired"): say
+    # which kind has it.
+    plain = _strip_tags(parent)
+    owner = _model_at(plain[:-1], kinds) if plain and isinstance(plain[-1], str) else None
+    if owner is not None and plain[-1] in owner.model_fields and "kind" in cls.model_fields:
+        others = [
+            k
+            for k, m in _variants(_field_ann(owner, str(plain[-1]))).items()
+            if name in m.model_fields and m is not cls
+        ]
+        if others:
+            kinds_text = " or ".join(format_value(k) for k in others)
+            hint = f"a key of {where}.kind = {kinds_text} (set that kind first); "
     scope = f"under {where}" if where else "at the top level"
     if "kind" in cls.model_fields:
         scope += f" (kind = {format_value(cls.model_fields['kind'].default)})"
@@ -1148,6 +1176,8 @@ def _legacy_access(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[ConfigE
         return doc, []
     if len(found) > 1 or "access" in doc:
         clash = [*found, *(["access"] if "access" in doc else [])]
+        for name in found:  # reported here; not again as unknown keys
+            doc.pop(name)
         return doc, [
             ConfigError(
                 clash[-1],
@@ -1238,17 +1268,49 @@ def validate_dict(doc: Mapping[str, Any]) -> ScenarioConfig:
         raise ConfigError.from_problems(_problems_from_validation(e)) from None
 
 
+def decode_toml_bytes(data: bytes, name: str) -> str:
+    """The text of a TOML file: UTF-8, with or without a byte-order mark (editors on Windows
+    write one). UTF-16 and other encodings are an error that says how to fix the file."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ConfigError(
+            name, "", "a UTF-8 text file (this one is UTF-16): save the file as UTF-8"
+        )
+    elif b"\x00" in data:
+        raise ConfigError(
+            name, "", "a UTF-8 text file (this one has NUL bytes: binary, or UTF-16/32 text)"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(
+            name,
+            "",
+            f"a UTF-8 text file (byte 0x{data[e.start]:02x} at offset {e.start} is not UTF-8): "
+            "save the file as UTF-8",
+        ) from None
+
+
+def read_toml_text(path: str | Path, what: str = "scenario") -> str:
+    """Read a TOML file's text; a missing file, a directory or a non-UTF-8 file raise
+    ConfigError naming the file."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(str(p), "", f"{what} file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(str(p), "", f"is a directory, expected a {what} .toml file") from None
+    except OSError as e:
+        raise ConfigError(str(p), "", f"cannot read {what} file ({e})") from None
+    return decode_toml_bytes(data, str(p))
+
+
 def load_toml(path: str | Path) -> dict[str, Any]:
     """Read a scenario TOML file into a dict; missing file or bad TOML raise ConfigError."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(str(p), "", "scenario file not found") from None
-    except IsADirectoryError:
-        raise ConfigError(str(p), "", "is a directory, expected a scenario .toml file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(str(p), "", f"cannot read scenario file ({e})") from None
+    text = read_toml_text(p)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

@@ -34,7 +34,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from . import _core
-from .config import load, load_toml, to_core_json
+from .config import load, load_toml, read_toml_text, to_core_json
 from .errors import ConfigError
 from .store import Store
 from .sweep import SweepResult, SweepSpec, build_version, run_sweep
@@ -176,7 +176,7 @@ def list_recipes(dirs: Sequence[Path] | None = None) -> list[tuple[str, str, Pat
 
 def load_recipe(path: Path) -> tuple[Recipe, Path]:
     try:
-        raw = tomllib.loads(path.read_text())
+        raw = tomllib.loads(read_toml_text(path, "recipe"))
         return Recipe.model_validate(raw), path.resolve().parent
     except (tomllib.TOMLDecodeError, ValidationError) as e:
         raise ConfigError("<recipe>", str(path), f"a valid recipe ({e})") from None

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from . import _core
 from ._worker import Done, Task, run_chunk
-from .config import load, load_toml, parse_override, to_core_json, to_dict
+from .config import load, load_toml, parse_override, read_toml_text, to_core_json, to_dict
 from .errors import ConfigError
 from .stats import mean_ci
 from .store import RunRecord, Store, canonical, run_key
@@ -105,9 +105,7 @@ def load_sweep(
     else:
         path = Path(source)
         try:
-            raw = tomllib.loads(path.read_text())
-        except FileNotFoundError:
-            raise ConfigError("<file>", str(path), "an existing sweep file") from None
+            raw = tomllib.loads(read_toml_text(path, "sweep"))
         except tomllib.TOMLDecodeError as e:
             raise ConfigError("<file>", str(path), f"valid TOML ({e})") from None
         base_dir = path.resolve().parent

@@ -1,0 +1,150 @@
+"""Bad input never hangs, never crashes and valid input is never refused.
+
+- A checked-in corpus of broken or extreme scenario files (tests/corpus/bad) and of ``--set``
+  values: each ends in a clear error (a ConfigError naming the key; exit 2 and no traceback
+  from the CLI) or loads.
+- Hypothesis over ``--set`` strings (known and unknown key paths, arbitrary value text): the
+  loader answers with a result or a ConfigError, nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from radiotcp import _core
+from radiotcp.config import ConfigError, decode_toml_bytes, load, to_core_json
+
+from .conftest import PRESET, REPO, run_cli
+from .test_config_differential import LEAVES
+
+CORPUS = REPO / "tests" / "corpus" / "bad"
+# Files of the corpus that are valid scenarios (the rest must be refused).
+VALID = {"bom.toml", "empty.toml", "only-comments.toml"}
+# What the error must name for some of them (the key, or the file for unreadable files).
+EXPECTED_KEY = {
+    "huge-duration.toml": "simulation.duration_s",
+    "tiny-rto.toml": "tcp.initial_rto_ms",
+    "tiny-tti.toml": "access.tti_ms",
+    "tiny-pie-update.toml": "access.buffer.pie.t_update_ms",
+    "access-no-kind.toml": "access.tti_ms",
+    "access-unknown-kind.toml": "access.kind",
+    "trace-bad-point.toml": "links.0.variable_delay.trace.0",
+    "nan-rate.toml": "links.0.rate_kbps",
+}
+
+
+def _corpus() -> list[str]:
+    names = sorted(p.name for p in CORPUS.glob("*.toml"))
+    assert len(names) >= 25, "the corpus is checked in"
+    return names
+
+
+@pytest.mark.parametrize("name", _corpus())
+def test_every_corpus_file_loads_or_gives_a_clear_error(name):
+    path = CORPUS / name
+    if name in VALID:
+        cfg = load(path)
+        _core.check_config(to_core_json(cfg))
+        return
+    with pytest.raises(ConfigError) as e:
+        load(path)
+    for p in e.value.problems:
+        assert p.key and p.allowed, p
+        line = str(p)
+        assert "\n" not in line and len(line) < 600, line
+        assert "Traceback" not in line and "pydantic" not in line.lower(), line
+    if name in EXPECTED_KEY:
+        assert e.value.problems[0].key == EXPECTED_KEY[name]
+    if name.startswith(("utf16", "latin1", "binary")):
+        assert "save the file as UTF-8" in str(e.value) or "NUL bytes" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "name", ["utf16.toml", "deep-nesting.toml", "radio-and-rlp.toml", "tiny-tti.toml"]
+)
+def test_the_cli_exits_2_with_one_line_per_problem(name):
+    r = run_cli("validate", str(CORPUS / name))
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert lines and all(line.startswith("error: ") for line in lines), r.stderr
+    # One problem, reported once (a 0.2 clash is not also an unknown key).
+    assert len(lines) == 1, r.stderr
+
+
+def test_a_utf8_byte_order_mark_is_accepted():
+    assert decode_toml_bytes(b"\xef\xbb\xbfa = 1\n", "f") == "a = 1\n"
+    assert load(CORPUS / "bom.toml").simulation.duration_s == 10.0
+
+
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        ("a = 1\n".encode("utf-16"), "this one is UTF-16"),
+        ("a = 1\n".encode("utf-16-be"), "NUL bytes"),
+        ('a = "\xe9"\n'.encode("latin-1"), "byte 0xe9 at offset 5"),
+    ],
+)
+def test_other_encodings_say_how_to_fix_the_file(data, says):
+    with pytest.raises(ConfigError) as e:
+        decode_toml_bytes(data, "f.toml")
+    assert says in str(e.value) and e.value.key == "f.toml"
+
+
+# The reported runs that never ended: each is now an error before anything runs.
+NEVER_ENDED = [
+    (["simulation.duration_s=1e9"], "simulation.duration_s"),
+    (["tcp.min_rto_ms=1e-9", "tcp.initial_rto_ms=1e-9"], "tcp.initial_rto_ms"),
+    (["access.kind=umts", "access.tti_ms=1e-5"], "access.tti_ms"),
+    (["access.kind=umts", "access.tti_ms=1e-9"], "access.tti_ms"),
+    (["access.kind=umts", "access.buffer.pie.t_update_ms=1e-9"], "access.buffer.pie.t_update_ms"),
+]
+
+
+@pytest.mark.parametrize(("overrides", "key"), NEVER_ENDED)
+def test_runs_that_never_ended_are_refused_up_front(overrides, key):
+    args = [a for o in overrides for a in ("--set", o)]
+    r = run_cli("run", str(PRESET), *args, timeout=30)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert f"error: {key} = " in r.stderr
+
+
+def test_an_unknown_recipe_draws_no_progress_bar(tmp_path):
+    r = run_cli("reproduce", "NO-SUCH-RECIPE", "--store", str(tmp_path / "s.sqlite"))
+    assert r.returncode == 2
+    assert r.stderr.startswith("error: recipe = NO-SUCH-RECIPE"), r.stderr
+    assert "runs" not in r.stderr.split("error:")[0]
+    assert not (tmp_path / "s.sqlite").exists()
+
+
+# --- hypothesis: arbitrary --set strings ------------------------------------------------------
+
+KEYS = st.one_of(
+    st.sampled_from([leaf[0] for leaf in LEAVES]),
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyz_.0123456789-", min_size=1, max_size=30),
+)
+VALUE_TEXT = st.one_of(
+    st.sampled_from(
+        ["1e308", "-0", "nan", "inf", "[]", "{}", "[{}]", '"x"', "true", "0x10", "1_000", ""]
+    ),
+    st.text(max_size=40),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.integers(min_value=-(2**70), max_value=2**70).map(str),
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(sets=st.lists(st.tuples(KEYS, VALUE_TEXT), min_size=1, max_size=3))
+def test_any_set_string_loads_or_gives_a_config_error(sets):
+    overrides = [f"{k}={v}" for k, v in sets]
+    try:
+        cfg = load(PRESET, overrides)
+    except ConfigError as e:
+        assert all(p.key and p.allowed for p in e.problems)
+        return
+    # Accepted by pydantic: the core accepts it too (validation is the same on both sides).
+    _core.check_config(json.dumps(json.loads(to_core_json(cfg))))
