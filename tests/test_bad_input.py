@@ -10,12 +10,13 @@
 from __future__ import annotations
 
 import json
+import pickle
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from radiotcp import _core
+from radiotcp import SimulationError, _core
 from radiotcp.config import ConfigError, decode_toml_bytes, load, to_core_json
 
 from .conftest import PRESET, REPO, run_cli
@@ -148,3 +149,39 @@ def test_any_set_string_loads_or_gives_a_config_error(sets):
         return
     # Accepted by pydantic: the core accepts it too (validation is the same on both sides).
     _core.check_config(json.dumps(json.loads(to_core_json(cfg))))
+
+
+# --- a panic in the core --------------------------------------------------------------------
+
+
+def test_a_panic_in_the_core_is_a_simulation_error_with_what_reproduces_it():
+    doc = _core.default_config_json()
+    with pytest.raises(SimulationError) as e:
+        _core._panic_for_test(doc, 3, 4)
+    err = e.value
+    assert isinstance(err, RuntimeError)
+    assert (err.seed, err.run_index, err.config_json) == (3, 4, doc)
+    assert "deliberate panic" in str(err) and "seed 3, run index 4" in str(err)
+    # It crosses process boundaries (sweep workers) intact.
+    back = pickle.loads(pickle.dumps(err))
+    assert (back.seed, back.run_index, back.config_json, str(back)) == (3, 4, doc, str(err))
+    # The interpreter and the module are still usable afterwards.
+    assert _core.simulate(doc, 1, 0)["events"] > 0
+
+
+def test_the_cli_reports_a_simulation_error_and_writes_the_configuration(
+    monkeypatch, capsys, tmp_path
+):
+    from radiotcp import cli
+
+    def failing_run(cfg, **_kw):
+        raise SimulationError("boom", 7, 2, to_core_json(cfg))
+
+    monkeypatch.setattr(cli, "run", failing_run)
+    monkeypatch.setattr(cli.tempfile, "gettempdir", lambda: str(tmp_path))
+    assert cli.main(["run", str(PRESET)]) == cli.EXIT_BUG
+    err = capsys.readouterr().err
+    assert "a bug in radiotcp" in err and "seed 7, run index 2" in err and "Traceback" not in err
+    dumped = tmp_path / "radiotcp-failure-seed7-run2.json"
+    assert str(dumped) in err
+    assert load(json.loads(dumped.read_text())) == load(PRESET)

@@ -16,9 +16,17 @@ from __future__ import annotations
 
 from . import _core
 from .config import ScenarioConfig, load
-from .errors import ConfigError
+from .errors import ConfigError, SimulationError
 from .run import Results, run
 
 __version__ = _core.version()
 
-__all__ = ["ConfigError", "Results", "ScenarioConfig", "__version__", "load", "run"]
+__all__ = [
+    "ConfigError",
+    "Results",
+    "ScenarioConfig",
+    "SimulationError",
+    "__version__",
+    "load",
+    "run",
+]

@@ -33,3 +33,7 @@ def check_config(config_json: str) -> None:
 
 def version() -> str:
     """Version of the Rust core crate."""
+
+def _panic_for_test(config_json: str, seed: int, run_index: int) -> None:
+    """Run like :func:`simulate` but panic inside the run: always raises
+    ``radiotcp.SimulationError`` (the test that a core panic becomes that exception)."""

@@ -11,6 +11,7 @@ import argparse
 import json
 import math
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,13 +22,15 @@ from rich.table import Table
 
 from . import _core
 from .config import ScenarioConfig, load, to_dict, to_toml
-from .errors import ConfigError
+from .errors import ConfigError, SimulationError
 from .run import Results, run
 from .stats import CONFIDENCE
 
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+# A failure of the simulator itself (sysexits' EX_SOFTWARE): a bug to report, not bad input.
+EXIT_BUG = 70
 
 RUN_EPILOG = """\
 examples:
@@ -330,6 +333,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         for line in e.lines():
             print(f"error: {line}", file=sys.stderr)
         return EXIT_USAGE
+    except SimulationError as e:
+        path = Path(tempfile.gettempdir()) / f"radiotcp-failure-seed{e.seed}-run{e.run_index}.json"
+        try:
+            path.write_text(e.config_json, encoding="utf-8")
+            where = f"the resolved configuration is in {path}"
+        except OSError:
+            where = "the resolved configuration could not be written"
+        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {where}; please report the message above with that file", file=sys.stderr)
+        return EXIT_BUG
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ConfigError"]
+__all__ = ["ConfigError", "SimulationError"]
 
 
 class ConfigError(ValueError):
@@ -60,3 +60,24 @@ class ConfigError(ValueError):
 
     def __repr__(self) -> str:
         return f"ConfigError({self.key!r}, {self.value!r}, {self.allowed!r})"
+
+
+class SimulationError(RuntimeError):
+    """The simulator failed on a configuration it had accepted: a bug in radiotcp, never the
+    user's fault. ``seed`` and ``run_index`` with ``config_json`` (the resolved configuration)
+    reproduce it: ``radiotcp._core.simulate(err.config_json, err.seed, err.run_index)``."""
+
+    def __init__(self, message: str, seed: int, run_index: int, config_json: str) -> None:
+        self.message = str(message)
+        self.seed = int(seed)
+        self.run_index = int(run_index)
+        self.config_json = str(config_json)
+        # All four in args: the exception survives pickling (a sweep worker raises it).
+        super().__init__(self.message, self.seed, self.run_index, self.config_json)
+
+    def __str__(self) -> str:
+        return (
+            f"the simulator failed (a bug in radiotcp): {self.message}; it is reproduced by "
+            f"seed {self.seed}, run index {self.run_index} and the resolved configuration "
+            "(SimulationError.config_json)"
+        )

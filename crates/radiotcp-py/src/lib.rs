@@ -29,6 +29,28 @@ fn config_error(py: Python<'_>, e: &ConfigError) -> PyErr {
     make().unwrap_or_else(|err| err)
 }
 
+/// Build a `radiotcp.SimulationError` (a `RuntimeError` subclass) for a panic in the core:
+/// the panic message and what reproduces it.
+fn simulation_error(
+    py: Python<'_>,
+    payload: Box<dyn std::any::Any + Send>,
+    seed: u64,
+    run_index: u64,
+    config_json: &str,
+) -> PyErr {
+    let message = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string());
+    let make = || -> PyResult<PyErr> {
+        let cls = py.import("radiotcp.errors")?.getattr("SimulationError")?;
+        let inst = cls.call1((message.as_str(), seed, run_index, config_json))?;
+        Ok(PyErr::from_value(inst))
+    };
+    make().unwrap_or_else(|err| err)
+}
+
 /// Run the core with the GIL released, checking for Ctrl-C every few thousand events.
 /// Returns the result and the wall time of the simulation proper.
 fn run_core(
@@ -37,6 +59,7 @@ fn run_core(
     seed: u64,
     run_index: u64,
     traces: bool,
+    inject_panic: bool,
 ) -> PyResult<(RunResult, f64)> {
     let cfg = ScenarioConfig::from_json(config_json).map_err(|e| config_error(py, &e))?;
     let opts = RunOptions { traces };
@@ -53,9 +76,16 @@ fn run_core(
             })
         };
         let t0 = Instant::now();
-        let outcome = radiotcp_core::run_with_stop(&cfg, seed, run_index, &opts, &mut stop);
+        // The state a panic leaves behind is dropped with the run; nothing is reused.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if inject_panic {
+                panic!("deliberate panic (test of the guard)");
+            }
+            radiotcp_core::run_with_stop(&cfg, seed, run_index, &opts, &mut stop)
+        }));
         (outcome, pending, t0.elapsed().as_secs_f64())
     });
+    let outcome = outcome.map_err(|p| simulation_error(py, p, seed, run_index, config_json))?;
 
     match outcome {
         Ok(r) => Ok((r, wall)),
@@ -82,7 +112,7 @@ fn simulate<'py>(
     run_index: u64,
     traces: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (mut result, wall) = run_core(py, config_json, seed, run_index, traces)?;
+    let (mut result, wall) = run_core(py, config_json, seed, run_index, traces, false)?;
     let out = topy::to_py(py, &result)?.cast_into::<PyDict>()?;
     let metrics = PyDict::new(py);
     for (k, v) in radiotcp_core::metrics::flat_metrics(&result) {
@@ -117,7 +147,7 @@ fn simulate_metrics(
     seed: u64,
     run_index: u64,
 ) -> PyResult<(String, f64)> {
-    let (result, wall) = run_core(py, config_json, seed, run_index, false)?;
+    let (result, wall) = run_core(py, config_json, seed, run_index, false, false)?;
     Ok((radiotcp_core::metrics::flat_metrics_json(&result), wall))
 }
 
@@ -244,8 +274,16 @@ fn source_hash() -> &'static str {
     radiotcp_core::SOURCE_HASH
 }
 
+/// Run `config_json` the way `simulate` does, but panic inside the run: the test that a panic
+/// in the core becomes `radiotcp.SimulationError` with the seed and configuration.
+#[pyfunction]
+fn _panic_for_test(py: Python<'_>, config_json: &str, seed: u64, run_index: u64) -> PyResult<()> {
+    run_core(py, config_json, seed, run_index, false, true).map(|_| ())
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(default_config_json, m)?)?;
