@@ -88,19 +88,42 @@ impl Sim {
     /// `advance` then `finish`.
     pub fn advance(&mut self, stop: &mut dyn FnMut() -> bool) -> Result<(), RunError> {
         while let Some((now, ev)) = self.q.pop_until(self.end) {
-            match ev {
-                Event::Node(n, ev) => self.at_node(now, n, Call::Event(ev)),
-                Event::Link(l, d, LinkEvent::TxDone) => self.on_tx_done(now, l, d),
-                Event::Link(l, d, LinkEvent::Arrive(pkt)) => {
-                    let n = self.net.links[l as usize].to[d as usize];
-                    self.at_node(now, n, Call::Receive(pkt, Some((l, d))));
-                }
-            }
+            self.dispatch(now, ev);
             if self.q.popped() % STOP_CHECK_EVERY == 0 && stop() {
                 return Err(RunError::Interrupted);
             }
         }
         Ok(())
+    }
+
+    /// Process the next event if it is due at or before `until` (which may lie beyond the
+    /// configured duration): false when none is. For tests that look at the nodes between
+    /// events.
+    pub fn step(&mut self, until: Time) -> bool {
+        match self.q.pop_until(until) {
+            Some((now, ev)) => {
+                self.dispatch(now, ev);
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[inline]
+    fn dispatch(&mut self, now: Time, ev: Event) {
+        match ev {
+            Event::Node(n, ev) => self.at_node(now, n, Call::Event(ev)),
+            Event::Link(l, d, LinkEvent::TxDone) => self.on_tx_done(now, l, d),
+            Event::Link(l, d, LinkEvent::Arrive(pkt)) => {
+                let n = self.net.links[l as usize].to[d as usize];
+                self.at_node(now, n, Call::Receive(pkt, Some((l, d))));
+            }
+        }
+    }
+
+    /// The links and routes, e.g. to install a [`crate::link::Tap`] before the run.
+    pub fn net_mut(&mut self) -> &mut Net {
+        &mut self.net
     }
 
     /// A node, by the numbering of [`crate::topology::build`] (the server is node 0).
