@@ -417,7 +417,9 @@ fn larger_dup_ack_thresh_gives_fewer_fast_retransmits_under_reordering() {
 }
 
 /// The slides' scenario 2 (scenarios/bs-delay-spike.toml: +2 s for packets entering the
-/// wireless link in [5 s, 11 s)), and a 3 s disconnection. The FH's spurious timeouts send
+/// wireless link in [5 s, 11 s)), and a 3 s disconnection, on a delay of 150-230 ms rather
+/// than the preset's 90-290 ms: that one causes no fast retransmit by itself (above), so what
+/// is counted here is the spike's doing. The FH's spurious timeouts send
 /// go-back-N copies of data the MH already has or is about to get; the BS drops those the MH
 /// has acknowledged (case 3), and where the spike reorders (non-FIFO: packets sent after it
 /// overtake those delayed by it) the duplicate filter stops most of the duplicate-ACK chain.
