@@ -79,20 +79,66 @@ impl Sim {
 
     /// Process events up to the configured duration.
     pub fn run(mut self, stop: &mut dyn FnMut() -> bool) -> Result<RunResult, RunError> {
+        self.advance(stop)?;
+        Ok(self.finish())
+    }
+
+    /// Process events up to the configured duration without collecting the result, so that
+    /// the nodes' end state can be looked at ([`Sim::node`]) before [`Sim::finish`]. `run` is
+    /// `advance` then `finish`.
+    pub fn advance(&mut self, stop: &mut dyn FnMut() -> bool) -> Result<(), RunError> {
         while let Some((now, ev)) = self.q.pop_until(self.end) {
-            match ev {
-                Event::Node(n, ev) => self.at_node(now, n, Call::Event(ev)),
-                Event::Link(l, d, LinkEvent::TxDone) => self.on_tx_done(now, l, d),
-                Event::Link(l, d, LinkEvent::Arrive(pkt)) => {
-                    let n = self.net.links[l as usize].to[d as usize];
-                    self.at_node(now, n, Call::Receive(pkt, Some((l, d))));
-                }
-            }
+            self.dispatch(now, ev);
             if self.q.popped() % STOP_CHECK_EVERY == 0 && stop() {
                 return Err(RunError::Interrupted);
             }
         }
-        Ok(self.finish())
+        Ok(())
+    }
+
+    /// Process the next event if it is due at or before `until` (which may lie beyond the
+    /// configured duration): false when none is. For tests that look at the nodes between
+    /// events.
+    pub fn step(&mut self, until: Time) -> bool {
+        match self.q.pop_until(until) {
+            Some((now, ev)) => {
+                self.dispatch(now, ev);
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[inline]
+    fn dispatch(&mut self, now: Time, ev: Event) {
+        match ev {
+            Event::Node(n, ev) => self.at_node(now, n, Call::Event(ev)),
+            Event::Link(l, d, LinkEvent::TxDone) => self.on_tx_done(now, l, d),
+            Event::Link(l, d, LinkEvent::Arrive(pkt)) => {
+                let n = self.net.links[l as usize].to[d as usize];
+                self.at_node(now, n, Call::Receive(pkt, Some((l, d))));
+            }
+        }
+    }
+
+    /// The links and routes, e.g. to install a [`crate::link::Tap`] before the run.
+    pub fn net_mut(&mut self) -> &mut Net {
+        &mut self.net
+    }
+
+    /// A node, by the numbering of [`crate::topology::build`] (the server is node 0).
+    pub fn node(&self, n: NodeId) -> &Node {
+        &self.nodes[n as usize]
+    }
+
+    /// A node, to change its applications before the run (e.g. [`crate::node::Host::set_app_limit`]).
+    pub fn node_mut(&mut self, n: NodeId) -> &mut Node {
+        &mut self.nodes[n as usize]
+    }
+
+    /// Number of nodes; the client host is the last.
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
     }
 
     /// Run `call` at node `n`, then hand its packets for attached nodes over, depth first.
@@ -141,7 +187,8 @@ impl Sim {
         }
     }
 
-    fn finish(mut self) -> RunResult {
+    /// Collect the run's result from the nodes, links and probe (after [`Sim::advance`]).
+    pub fn finish(mut self) -> RunResult {
         let measure_from = self.probe.measure_from;
         let measured_s = to_secs(self.end - measure_from);
         let mut r = RunResult {

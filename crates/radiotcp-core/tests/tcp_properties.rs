@@ -23,7 +23,7 @@ fn run_transfer(
     let mut h = Harness::new(&tcp_config(variant, delack), 20.0);
     h.per_segment = millis(2.0);
     let bytes = SEGMENTS * MSS + tail as u64;
-    h.snd.set_app_limit(bytes);
+    h.set_app_limit(bytes);
     h.drop_data = Box::new(move |s, n| data_losses.contains(&(s.seq / MSS, n)));
     h.drop_ack = Box::new(move |i, _| ack_losses.contains(&i));
     h.start();
@@ -53,11 +53,11 @@ proptest! {
         let bytes = SEGMENTS * MSS + tail as u64;
         // In order: the receiver only ever delivers from RCV.NXT onwards, so the total it
         // delivered equals RCV.NXT; exactly once: that total is the transfer size, no more.
-        prop_assert_eq!(h.delivered, bytes);
-        prop_assert_eq!(h.rcv.rcv_nxt(), bytes);
-        prop_assert_eq!(h.rcv.ooo_bytes(), 0);
-        prop_assert!(h.snd.is_done());
-        prop_assert!(h.snd.poll_timeout().is_none(), "timer left running after the last ACK");
+        prop_assert_eq!(h.delivered(), bytes);
+        prop_assert_eq!(h.rcv().rcv_nxt(), bytes);
+        prop_assert_eq!(h.rcv().ooo_bytes(), 0);
+        prop_assert!(h.snd().is_done());
+        prop_assert!(h.snd().poll_timeout().is_none(), "timer left running after the last ACK");
         prop_assert!(h.violations.is_empty(), "{:?}", h.violations);
         // No segment is ever sent beyond the application's data.
         prop_assert!(h.sent.iter().all(|(_, s)| s.seq + s.len as u64 <= bytes));
@@ -73,13 +73,13 @@ proptest! {
         let mut rng2 = radiotcp_core::engine::RngStream::new(seed, 0, 1);
         let mut h = Harness::new(&tcp_config(TcpVariant::NewReno, 2), 20.0);
         h.per_segment = millis(2.0);
-        h.snd.set_app_limit(SEGMENTS * MSS);
+        h.set_app_limit(SEGMENTS * MSS);
         h.drop_data = Box::new(move |_, _| rng.bernoulli(p));
         h.drop_ack = Box::new(move |_, _| rng2.bernoulli(p / 2.0));
         h.start();
         h.run_ms(36_000_000.0);
-        prop_assert_eq!(h.delivered, SEGMENTS * MSS);
-        prop_assert!(h.snd.is_done());
+        prop_assert_eq!(h.delivered(), SEGMENTS * MSS);
+        prop_assert!(h.snd().is_done());
         prop_assert!(h.violations.is_empty(), "{:?}", h.violations);
     }
 }

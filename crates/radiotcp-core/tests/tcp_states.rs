@@ -41,8 +41,8 @@ fn slow_start_doubles_cwnd_every_rtt_without_delayed_acks() {
             "round {round}"
         );
     }
-    assert_eq!(h.snd.cwnd(), 8 * MSS);
-    assert_eq!(h.snd.stats.retransmissions, 0);
+    assert_eq!(h.snd().cwnd(), 8 * MSS);
+    assert_eq!(h.snd().stats.retransmissions, 0);
     h.assert_no_violations();
 }
 
@@ -116,14 +116,14 @@ fn drop_segment_10_fast_retransmit_on_third_dupack() {
         .max()
         .unwrap();
     let flight = highest_before - 10 * MSS;
-    assert_eq!(h.snd.ssthresh(), (flight / 2).max(2 * MSS));
-    let s = &h.snd.stats;
+    assert_eq!(h.snd().ssthresh(), (flight / 2).max(2 * MSS));
+    let s = &h.snd().stats;
     assert_eq!(
         (s.fast_retransmits, s.timeouts, s.retransmissions),
         (1, 0, 1)
     );
-    assert!(!h.snd.in_recovery());
-    assert_eq!(h.delivered, h.rcv.rcv_nxt());
+    assert!(!h.snd().in_recovery());
+    assert_eq!(h.delivered(), h.rcv().rcv_nxt());
     h.assert_no_violations();
 }
 
@@ -136,12 +136,12 @@ fn full_ack_deflates_cwnd_to_ssthresh() {
     let mut exit_seen = false;
     let mut t = 10.0;
     while t < 2000.0 {
-        let was = h.snd.in_recovery();
+        let was = h.snd().in_recovery();
         h.run_ms(t);
-        if was && !h.snd.in_recovery() {
+        if was && !h.snd().in_recovery() {
             // Congestion avoidance may already have added at most one increment since.
-            let c = h.snd.cwnd();
-            let ss = h.snd.ssthresh();
+            let c = h.snd().cwnd();
+            let ss = h.snd().ssthresh();
             assert!(c >= ss && c <= ss + MSS, "cwnd {c} ssthresh {ss}");
             exit_seen = true;
             break;
@@ -157,12 +157,12 @@ fn drop_an_ack_cumulative_acks_cover_it() {
     h.drop_ack = Box::new(|i, _| i == 3 || i == 7);
     h.start();
     h.run_ms(3000.0);
-    let s = &h.snd.stats;
+    let s = &h.snd().stats;
     assert_eq!(
         (s.retransmissions, s.timeouts, s.fast_retransmits),
         (0, 0, 0)
     );
-    assert!(h.delivered > 50 * MSS);
+    assert!(h.delivered() > 50 * MSS);
     h.assert_no_violations();
 }
 
@@ -175,8 +175,8 @@ fn lost_retransmission_leads_to_rto_then_backoff() {
     h.run_ms(5000.0);
     let sends = h.sends_of(10);
     assert_eq!(sends.len(), 3);
-    assert_eq!(h.snd.stats.timeouts, 1);
-    assert_eq!(h.snd.stats.fast_retransmits, 1);
+    assert_eq!(h.snd().stats.timeouts, 1);
+    assert_eq!(h.snd().stats.fast_retransmits, 1);
     // No ACK advanced after the fast retransmission, so the RTO (1 s minimum) runs from the
     // last new ACK (segment 9's).
     let last_new_ack = nth_ack_arrival(&h, 10 * MSS, 0);
@@ -193,7 +193,7 @@ fn rto_backoff_doubles_and_karn_keeps_it_until_a_valid_sample() {
     h.run_ms(6000.0);
     let sends = h.sends_of(10);
     assert_eq!(sends.len(), 4);
-    assert_eq!(h.snd.stats.timeouts, 2);
+    assert_eq!(h.snd().stats.timeouts, 2);
     assert_eq!(
         sends[3] - sends[2],
         millis(2000.0),
@@ -204,22 +204,22 @@ fn rto_backoff_doubles_and_karn_keeps_it_until_a_valid_sample() {
     h2.drop_data = Box::new(|s, n| s.seq == 10 * MSS && n <= 3);
     h2.start();
     h2.run_ms(millis_to_ms(sends[2]) + 1.0);
-    let ss_after_first_rto = h2.snd.ssthresh();
-    assert_eq!(h2.snd.rto(), millis(2000.0));
+    let ss_after_first_rto = h2.snd().ssthresh();
+    assert_eq!(h2.snd().rto(), millis(2000.0));
     h2.run_ms(millis_to_ms(sends[3]) + 1.0);
     // RFC 5681 §3.1: a repeated expiry for the same segment holds ssthresh.
     assert_eq!(
-        h2.snd.ssthresh(),
+        h2.snd().ssthresh(),
         ss_after_first_rto,
         "held on the repeated RTO"
     );
-    assert_eq!(h2.snd.rto(), millis(4000.0));
+    assert_eq!(h2.snd().rto(), millis(4000.0));
     // The ACK of the retransmitted segment gives no sample (Karn): RTO stays backed off.
     h2.run_ms(millis_to_ms(sends[3]) + 150.0);
-    assert_eq!(h2.snd.rto(), millis(4000.0));
+    assert_eq!(h2.snd().rto(), millis(4000.0));
     // New data sent after it is timed normally and resets the RTO to SRTT + 4 RTTVAR, >= 1 s.
     h2.run_ms(millis_to_ms(sends[3]) + 400.0);
-    assert_eq!(h2.snd.rto(), millis(1000.0));
+    assert_eq!(h2.snd().rto(), millis(1000.0));
     h2.assert_no_violations();
 }
 
@@ -234,16 +234,16 @@ fn first_segment_lost_uses_initial_rto() {
     // Retransmitted at 1 s, delivered at 1.05 s, delayed ACK at 1.25 s, back at 1.30 s.
     h.run_ms(1380.0);
     assert_eq!(h.sends_of(0), vec![0, millis(1000.0)]);
-    assert_eq!(h.snd.stats.timeouts, 1);
+    assert_eq!(h.snd().stats.timeouts, 1);
     assert_eq!(
-        h.snd.cwnd(),
+        h.snd().cwnd(),
         2 * MSS,
         "loss window 1 MSS, +1 MSS on the ACK"
     );
-    assert_eq!(h.snd.ssthresh(), 2 * MSS, "max(FlightSize / 2, 2 SMSS)");
+    assert_eq!(h.snd().ssthresh(), 2 * MSS, "max(FlightSize / 2, 2 SMSS)");
     // From here cwnd >= ssthresh: congestion avoidance adds MSS^2 / cwnd per ACK.
     h.run_ms(1420.0);
-    assert_eq!(h.snd.cwnd(), 2 * MSS + MSS / 2);
+    assert_eq!(h.snd().cwnd(), 2 * MSS + MSS / 2);
 }
 
 #[test]
@@ -251,7 +251,7 @@ fn newreno_partial_ack_retransmits_next_hole_without_timeout() {
     let mut h = newreno(1).drop_segments(&[10, 12]);
     h.start();
     h.run_ms(3000.0);
-    let s = &h.snd.stats;
+    let s = &h.snd().stats;
     assert_eq!(
         (s.fast_retransmits, s.timeouts, s.retransmissions),
         (1, 0, 2)
@@ -260,7 +260,7 @@ fn newreno_partial_ack_retransmits_next_hole_without_timeout() {
     // 12000 < recover) arrives.
     let retx12 = h.sends_of(12)[1];
     assert_eq!(retx12, nth_ack_arrival(&h, 12 * MSS, 0));
-    assert!(!h.snd.in_recovery());
+    assert!(!h.snd().in_recovery());
     h.assert_no_violations();
 }
 
@@ -271,13 +271,13 @@ fn reno_needs_more_than_one_recovery_for_two_losses_in_a_window() {
     h.drop_data = Box::new(|s, n| n == 1 && (s.seq == 10 * MSS || s.seq == 12 * MSS));
     h.start();
     h.run_ms(5000.0);
-    let s = &h.snd.stats;
+    let s = &h.snd().stats;
     assert_eq!(s.retransmissions, 2);
     assert!(
         s.fast_retransmits + s.timeouts >= 2,
         "Reno leaves recovery on the partial ACK: {s:?}"
     );
-    assert_eq!(h.delivered, h.rcv.rcv_nxt());
+    assert_eq!(h.delivered(), h.rcv().rcv_nxt());
     h.assert_no_violations();
 }
 
@@ -331,13 +331,13 @@ fn no_rtt_sample_from_acks_covering_a_retransmission() {
     h.drop_data = Box::new(|s, n| n == 1 && [20, 22, 24, 26].contains(&(s.seq / MSS)));
     h.start();
     h.run_ms(560.0);
-    let srtt_before = h.snd.srtt().unwrap();
-    assert!(h.snd.in_recovery() || h.snd.stats.fast_retransmits == 1);
+    let srtt_before = h.snd().srtt().unwrap();
+    assert!(h.snd().in_recovery() || h.snd().stats.fast_retransmits == 1);
     // Through the partial ACKs (one per hole, an RTT apart) to the full ACK.
     h.run_ms(950.0);
-    assert_eq!(h.snd.stats.fast_retransmits, 1);
-    assert_eq!(h.snd.stats.timeouts, 0);
-    let srtt_after = h.snd.srtt().unwrap();
+    assert_eq!(h.snd().stats.fast_retransmits, 1);
+    assert_eq!(h.snd().stats.timeouts, 0);
+    let srtt_after = h.snd().srtt().unwrap();
     // New data sent in recovery may give samples of about one RTT plus queueing, never the
     // multi-RTT spans between originals and their partial ACKs.
     assert!(

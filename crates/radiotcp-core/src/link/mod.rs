@@ -66,8 +66,12 @@ pub enum Enqueued {
     Dropped,
 }
 
+/// Sees every packet offered to a link direction (at the time it is offered) and returns
+/// true to lose it there, before the queue: scripted losses and packet logs for tests.
+/// Scenarios never install one.
+pub type Tap = Box<dyn FnMut(Time, &Packet) -> bool>;
+
 /// One direction of a link.
-#[derive(Debug)]
 pub struct LinkDir {
     rate_bps: f64,
     prop_delay: Time,
@@ -78,7 +82,22 @@ pub struct LinkDir {
     queue_bytes: u64,
     in_service: Option<Packet>,
     rng: RngStream,
+    tap: Option<Tap>,
     pub stats: DirStats,
+}
+
+impl std::fmt::Debug for LinkDir {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinkDir")
+            .field("rate_bps", &self.rate_bps)
+            .field("prop_delay", &self.prop_delay)
+            .field("loss_rate", &self.loss_rate)
+            .field("queue_len", &self.queue.len())
+            .field("in_service", &self.in_service)
+            .field("tap", &self.tap.is_some())
+            .field("stats", &self.stats)
+            .finish()
+    }
 }
 
 /// Parameters of one link direction, resolved into ticks and bits.
@@ -105,8 +124,15 @@ impl LinkDir {
             queue_bytes: 0,
             in_service: None,
             rng,
+            tap: None,
             stats: DirStats::default(),
         }
+    }
+
+    /// Install a [`Tap`] (test support). A packet it loses is reported as `Dropped` and
+    /// counted in no drop reason: it never reached the queue.
+    pub fn set_tap(&mut self, tap: Tap) {
+        self.tap = Some(tap);
     }
 
     /// Packets waiting (not counting the one being serialised).
@@ -132,6 +158,11 @@ impl LinkDir {
 
     /// Offer a packet at `now`.
     pub fn enqueue(&mut self, now: Time, p: Packet) -> Enqueued {
+        if let Some(tap) = self.tap.as_mut() {
+            if tap(now, &p) {
+                return Enqueued::Dropped;
+            }
+        }
         if self.in_service.is_none() {
             return Enqueued::StartedTx(self.start_tx(now, p));
         }

@@ -112,6 +112,28 @@ impl Host {
         });
     }
 
+    /// Make `flow`'s transfer finite: its application offers `bytes` in all (the scenario's
+    /// flows are unlimited bulk transfers; tests use this to check that a transfer completes).
+    /// Panics if this host does not send `flow`.
+    pub fn set_app_limit(&mut self, flow: u32, bytes: u64) {
+        let i = self.index(flow);
+        let f = &mut self.tx[i];
+        assert_eq!(f.flow, flow, "host {} does not send flow {flow}", self.id);
+        f.sender.set_app_limit(bytes);
+    }
+
+    /// The TCP sender of `flow`, if this host sends it.
+    pub fn sender(&self, flow: u32) -> Option<&TcpSender> {
+        let f = self.tx.get(*self.local.get(flow as usize)? as usize)?;
+        (f.flow == flow).then_some(&f.sender)
+    }
+
+    /// The TCP receiver of `flow`, if this host receives it.
+    pub fn receiver(&self, flow: u32) -> Option<&TcpReceiver> {
+        let f = self.rx.get(*self.local.get(flow as usize)? as usize)?;
+        (f.flow == flow).then_some(&f.receiver)
+    }
+
     #[inline]
     fn index(&self, flow: u32) -> usize {
         self.local[flow as usize] as usize

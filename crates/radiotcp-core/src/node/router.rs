@@ -45,6 +45,12 @@ impl Router {
         }
     }
 
+    /// The BS ACK controller this router runs, if any (its state after a run: held
+    /// duplicates, queue).
+    pub fn bs_ack(&self) -> Option<&BsAckController> {
+        self.bs.as_ref().map(|b| &b.ctrl)
+    }
+
     pub fn handle(&mut self, ctx: &mut Ctx, ev: RouterEvent) {
         match ev {
             RouterEvent::BsTimer { generation } => {

@@ -1,44 +1,59 @@
-//! A two-node test network: one TCP sender and one receiver joined by a pipe of fixed one-way
-//! delay and an optional bottleneck rate, with scripted or random drops. It drives the sans-IO
-//! entities the same way the scenario does and checks sender invariants after every step.
+//! A two-node test network built by the real wiring: a server and a client [`Host`] joined by
+//! one link (`topology::build` of a one-link scenario), run event by event by the simulation
+//! loop. The link's data direction serialises a segment in `per_segment` and delays it by
+//! `one_way`; the ACK direction only delays. A [`Tap`] on each direction logs what the hosts
+//! send and loses what the test scripts ("drop segment 3", "drop the 7th ACK") before it
+//! reaches the queue. Sender invariants are checked after every event.
+//!
+//! [`Host`]: radiotcp_core::node::Host
+//! [`Tap`]: radiotcp_core::link::Tap
 
 #![allow(dead_code)]
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
-use radiotcp_core::config::{TcpConfig, TcpVariant};
-use radiotcp_core::engine::{millis, EventQueue, Time, TimerSlot};
+use radiotcp_core::config::{
+    LinkConfig, QueueConfig, ScenarioConfig, SimulationConfig, TcpConfig, TcpVariant,
+};
+use radiotcp_core::engine::{millis, tx_time, RngStream, Time};
+use radiotcp_core::link::{Dir, LinkDir, LinkDirParams};
+use radiotcp_core::node::Node;
+use radiotcp_core::sim::Sim;
 use radiotcp_core::tcp::{Ack, Segment, TcpReceiver, TcpSender};
-
-#[derive(Debug, Clone, Copy)]
-pub enum Ev {
-    Data(Segment),
-    Ack(Ack),
-    SndTimer(u32),
-    RcvTimer(u32),
-}
+use radiotcp_core::{topology, RunOptions};
 
 pub type DataDrop = Box<dyn FnMut(&Segment, u32) -> bool>;
 pub type AckDrop = Box<dyn FnMut(u64, &Ack) -> bool>;
 
+/// Node numbers of a one-link topology: the server sends flow 0 to the client.
+const SERVER: u32 = 0;
+const CLIENT: u32 = 1;
+
+/// What the taps saw since the harness last collected it.
+#[derive(Default)]
+struct Log {
+    sent: Vec<(Time, Segment)>,
+    acks: Vec<(Time, Ack)>,
+    /// A data segment beyond everything sent before went out.
+    new_data_sent: bool,
+}
+
 pub struct Harness {
-    pub q: EventQueue<Ev>,
-    pub snd: TcpSender,
-    pub rcv: TcpReceiver,
-    snd_timer: TimerSlot,
-    rcv_timer: TimerSlot,
+    cfg: TcpConfig,
+    sim: Option<Sim>,
+    app_limit: Option<u64>,
     pub one_way: Time,
-    /// Serialisation time of one data segment at the bottleneck (0: infinitely fast).
+    /// Serialisation time of one data segment on the link (0: infinitely fast).
     pub per_segment: Time,
-    link_free_at: Time,
     /// Drop a data segment given it and its transmission number for that seq (1 = original).
     pub drop_data: DataDrop,
     /// Drop the n-th ACK (0-based) sent by the receiver.
     pub drop_ack: AckDrop,
-    tx_count: HashMap<u64, u32>,
+    log: Rc<RefCell<Log>>,
     pub sent: Vec<(Time, Segment)>,
     pub acks: Vec<(Time, Ack)>,
-    pub delivered: u64,
     pub violations: Vec<String>,
 }
 
@@ -58,20 +73,16 @@ impl Harness {
     /// Sender and receiver from `cfg`, `one_way_ms` apart, no drops.
     pub fn new(cfg: &TcpConfig, one_way_ms: f64) -> Self {
         Self {
-            q: EventQueue::new(),
-            snd: TcpSender::new(radiotcp_core::config::sender_params(cfg)),
-            rcv: TcpReceiver::new(radiotcp_core::config::receiver_params(cfg)),
-            snd_timer: TimerSlot::default(),
-            rcv_timer: TimerSlot::default(),
+            cfg: cfg.clone(),
+            sim: None,
+            app_limit: None,
             one_way: millis(one_way_ms),
             per_segment: 0,
-            link_free_at: 0,
             drop_data: Box::new(|_, _| false),
             drop_ack: Box::new(|_, _| false),
-            tx_count: HashMap::new(),
+            log: Rc::default(),
             sent: Vec::new(),
             acks: Vec::new(),
-            delivered: 0,
             violations: Vec::new(),
         }
     }
@@ -82,88 +93,159 @@ impl Harness {
         self
     }
 
+    /// Make the transfer finite (before `start`).
+    pub fn set_app_limit(&mut self, bytes: u64) {
+        assert!(self.sim.is_none(), "set before start");
+        self.app_limit = Some(bytes);
+    }
+
+    /// Build the network; the flow opens at time 0, when the first `run_ms` begins.
     pub fn start(&mut self) {
-        self.snd.start();
-        self.after_sender(0);
-    }
-
-    fn after_sender(&mut self, now: Time) {
-        while let Some(seg) = self.snd.poll_transmit(now) {
-            let n = self.tx_count.entry(seg.seq).or_insert(0);
+        let link = LinkConfig {
+            name: "pipe".into(),
+            delay_ms: 0.0,
+            queue: QueueConfig {
+                limit_packets: u32::MAX,
+                ..QueueConfig::default()
+            },
+            ..LinkConfig::default()
+        };
+        let scenario = ScenarioConfig {
+            simulation: SimulationConfig {
+                duration_s: 0.0,
+                warmup_s: 0.0,
+            },
+            tcp: self.cfg.clone(),
+            links: vec![link],
+            ..ScenarioConfig::default()
+        };
+        let mut sim = topology::build(&scenario, 0, 0, &RunOptions::default());
+        if let Some(b) = self.app_limit {
+            self.server_mut(&mut sim).set_app_limit(0, b);
+        }
+        let size = self.cfg.packet_size_bytes;
+        let rate_bps = if self.per_segment == 0 {
+            f64::INFINITY
+        } else {
+            size as f64 * 8.0 * 1e9 / self.per_segment as f64
+        };
+        assert_eq!(tx_time(size, rate_bps), self.per_segment, "rate not exact");
+        let dir = |rate_bps| {
+            LinkDir::new(
+                &LinkDirParams {
+                    rate_bps,
+                    prop_delay: self.one_way,
+                    loss_rate: 0.0,
+                    limit_packets: usize::MAX,
+                    limit_bytes: None,
+                },
+                RngStream::new(0, 0, 0),
+            )
+        };
+        let mut data = dir(rate_bps);
+        let mut ack = dir(f64::INFINITY);
+        let (log, mut drop_data) = (
+            self.log.clone(),
+            std::mem::replace(&mut self.drop_data, Box::new(|_, _| false)),
+        );
+        let mut tx_count: HashMap<u64, u32> = HashMap::new();
+        let mut high = 0u64;
+        data.set_tap(Box::new(move |now, p| {
+            let n = tx_count.entry(p.seq).or_insert(0);
             *n += 1;
-            let n = *n;
-            self.sent.push((now, seg));
-            self.check_window(&seg);
-            if (self.drop_data)(&seg, n) {
-                continue;
-            }
-            let start = self.link_free_at.max(now);
-            self.link_free_at = start + self.per_segment;
-            self.q
-                .schedule(self.link_free_at + self.one_way, Ev::Data(seg));
-        }
-        let mss = self.snd.mss() as u64;
-        if self.snd.cwnd() < mss {
-            self.violations
-                .push(format!("cwnd {} < MSS at {now}", self.snd.cwnd()));
-        }
-        self.snd_timer
-            .sync(&mut self.q, self.snd.poll_timeout(), Ev::SndTimer);
+            let seg = Segment {
+                seq: p.seq,
+                len: p.len,
+                retransmission: p.seq < high,
+            };
+            high = high.max(p.seq + p.len as u64);
+            let mut l = log.borrow_mut();
+            l.sent.push((now, seg));
+            l.new_data_sent |= !seg.retransmission;
+            drop_data(&seg, *n)
+        }));
+        let (log, mut drop_ack) = (
+            self.log.clone(),
+            std::mem::replace(&mut self.drop_ack, Box::new(|_, _| false)),
+        );
+        let mut acks = 0u64;
+        ack.set_tap(Box::new(move |now, p| {
+            let a = Ack {
+                ack: p.seq,
+                rwnd: p.rwnd,
+            };
+            log.borrow_mut().acks.push((now, a));
+            acks += 1;
+            drop_ack(acks - 1, &a)
+        }));
+        let l = &mut sim.net_mut().links[0];
+        l.dirs[Dir::Data as usize] = data;
+        l.dirs[Dir::Ack as usize] = ack;
+        self.sim = Some(sim);
     }
 
-    /// New data outside recovery never takes the flight size above min(cwnd, rwnd).
-    fn check_window(&mut self, seg: &Segment) {
-        let limit = self.snd.cwnd().min(65_535);
-        if !self.snd.in_recovery() && !seg.retransmission && self.snd.flight_size() > limit {
-            self.violations.push(format!(
-                "flight {} > min(cwnd, rwnd) {} after sending {}",
-                self.snd.flight_size(),
-                limit,
-                seg.seq
-            ));
-        }
-    }
-
-    fn after_receiver(&mut self, now: Time, ack: Option<Ack>) {
-        self.rcv_timer
-            .sync(&mut self.q, self.rcv.poll_timeout(), Ev::RcvTimer);
-        if let Some(a) = ack {
-            let idx = self.acks.len() as u64;
-            self.acks.push((now, a));
-            if !(self.drop_ack)(idx, &a) {
-                self.q.schedule(now + self.one_way, Ev::Ack(a));
-            }
+    fn server_mut<'a>(&self, sim: &'a mut Sim) -> &'a mut radiotcp_core::node::Host {
+        match sim.node_mut(SERVER) {
+            Node::Host(h) => h,
+            _ => unreachable!("node 0 is the server"),
         }
     }
 
-    /// Run until `until` (ms) or until no event is left.
+    fn sim(&self) -> &Sim {
+        self.sim.as_ref().expect("started")
+    }
+
+    pub fn snd(&self) -> &TcpSender {
+        match self.sim().node(SERVER) {
+            Node::Host(h) => h.sender(0).unwrap(),
+            _ => unreachable!(),
+        }
+    }
+
+    pub fn rcv(&self) -> &TcpReceiver {
+        match self.sim().node(CLIENT) {
+            Node::Host(h) => h.receiver(0).unwrap(),
+            _ => unreachable!(),
+        }
+    }
+
+    /// Bytes delivered to the client application: the receiver delivers in order only, so
+    /// this is RCV.NXT.
+    pub fn delivered(&self) -> u64 {
+        self.rcv().rcv_nxt()
+    }
+
+    /// Run until `until_ms` or until no event is left.
     pub fn run_ms(&mut self, until_ms: f64) {
         let until = millis(until_ms);
-        while let Some((now, ev)) = self.q.pop_until(until) {
-            match ev {
-                Ev::Data(seg) => {
-                    let a = self.rcv.on_segment(now, seg.seq, seg.len);
-                    self.delivered += a.delivered;
-                    self.after_receiver(now, a.ack);
-                }
-                Ev::Ack(a) => {
-                    self.snd.on_ack(now, a.ack, a.rwnd);
-                    self.after_sender(now);
-                }
-                Ev::SndTimer(g) => {
-                    if self.snd_timer.fire(g) {
-                        self.snd.on_timeout(now);
-                        self.after_sender(now);
-                    }
-                }
-                Ev::RcvTimer(g) => {
-                    if self.rcv_timer.fire(g) {
-                        let a = self.rcv.on_timeout(now);
-                        self.after_receiver(now, a);
-                    }
-                }
-            }
+        while self.sim.as_mut().expect("started").step(until) {
+            self.check();
         }
+        let mut l = self.log.borrow_mut();
+        self.sent.append(&mut l.sent);
+        self.acks.append(&mut l.acks);
+    }
+
+    /// After every event: cwnd >= 1 MSS, and new data sent outside recovery never took the
+    /// flight size above min(cwnd, rwnd). The sender sends all it may at the end of an event,
+    /// so the flight after the event is the largest any of its segments saw.
+    fn check(&mut self) {
+        let new_data = std::mem::take(&mut self.log.borrow_mut().new_data_sent);
+        let s = self.snd();
+        let mss = s.mss() as u64;
+        let mut v = Vec::new();
+        if s.cwnd() < mss {
+            v.push(format!("cwnd {} < MSS", s.cwnd()));
+        }
+        let limit = s.cwnd().min(65_535);
+        if new_data && !s.in_recovery() && s.flight_size() > limit {
+            v.push(format!(
+                "flight {} > min(cwnd, rwnd) {} after sending new data",
+                s.flight_size(),
+                limit
+            ));
+        }
+        self.violations.append(&mut v);
     }
 
     /// Times at which the segment with index `i` was sent.
