@@ -159,7 +159,7 @@ def test_cli_interrupt_in_process(monkeypatch, capsys):
     code = cli.main(["run", str(PRESET)])
     assert code == 130
     err = capsys.readouterr().err
-    assert err.strip() == "interrupted"
+    assert err.strip() == "interrupted (Ctrl-C): the run was stopped, nothing was written"
 
 
 def test_ctrl_c_interrupts_a_long_run():
@@ -172,6 +172,10 @@ def test_ctrl_c_interrupts_a_long_run():
             str(PRESET),
             "--set",
             "simulation.duration_s=1e7",
+            "--max-events",
+            "0",
+            "--max-wall-s",
+            "0",
         ],
         cwd=REPO,
         stdout=subprocess.PIPE,
@@ -190,9 +194,10 @@ def test_ctrl_c_interrupts_a_long_run():
             proc.kill()
             proc.communicate()
     assert proc.returncode == 130, err
-    assert err.strip() == "interrupted"
+    assert err.strip() == "interrupted (Ctrl-C): the run was stopped, nothing was written"
     assert "Traceback" not in err
-    assert elapsed < 5.0
+    # Within a second (the core checks every 65,536 events), plus the interpreter's exit.
+    assert elapsed < 2.0
 
 
 def test_results_payload_cleans_nan():

@@ -1,8 +1,18 @@
 """Type stub of the compiled binding ``radiotcp._core`` (crates/radiotcp-py)."""
 
+from collections.abc import Callable
 from typing import Any
 
-def simulate(config_json: str, seed: int, run_index: int, traces: bool = False) -> dict[str, Any]:
+def simulate(
+    config_json: str,
+    seed: int,
+    run_index: int,
+    traces: bool = False,
+    *,
+    max_events: int | None = None,
+    max_wall_s: float | None = None,
+    progress: Callable[[float, int], None] | None = None,
+) -> dict[str, Any]:
     """Run one replication of a fully resolved configuration (JSON).
 
     Returns the core's RunResult as plain data: ``seed``, ``run_index``, ``duration_s``,
@@ -11,6 +21,11 @@ def simulate(config_json: str, seed: int, run_index: int, traces: bool = False) 
     or name -> {"time_s": float64 array, "id": uint32 array, "value": float64 array}) and
     ``wall_time_s`` (wall time of the simulation proper). Raises ``radiotcp.ConfigError`` for
     an unusable configuration and ``KeyboardInterrupt`` on Ctrl-C.
+
+    Budget: ``max_events`` / ``max_wall_s`` end the run early with the statistics so far and
+    ``halted`` = "max_events" / "max_wall_time" (the key is absent for a complete run);
+    ``progress(simulated_s, events)`` is called at most every 0.2 s of wall time. A panic in
+    the core raises ``radiotcp.SimulationError``.
     """
 
 def simulate_metrics(config_json: str, seed: int, run_index: int) -> tuple[str, float]:

@@ -17,11 +17,18 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from . import _core
 from .config import ScenarioConfig, load, to_dict, to_toml
+from .cost import estimate
 from .errors import ConfigError, SimulationError
 from .run import Results, run
 from .stats import CONFIDENCE
@@ -46,7 +53,19 @@ examples:
 optional key. Run i uses (seed, run index i); the same seed gives the same results.
 The table shows the mean over runs and the half-width of the 90% Student-t
 confidence interval of the mean (empty for a single run).
+
+A run estimated to take more than 2 s shows its simulated time and an ETA. Each run has a
+budget: --max-events (default 1e9) and --max-wall-s (default 3600); a run that reaches one
+stops and its metrics, covering the simulated time it reached, are marked partial (0 = no
+limit). Ctrl-C stops a run within a second.
 """
+
+# A run's default budget (docs/usage.md): about 2 to 30 minutes of work, depending on the
+# access network; a user who needs more raises them or sets 0.
+DEFAULT_MAX_EVENTS = 1_000_000_000
+DEFAULT_MAX_WALL_S = 3600.0
+# Estimated wall time (s) of all runs above which `run` shows the simulated-time progress.
+PROGRESS_ABOVE_S = 2.0
 
 VALIDATE_EPILOG = """\
 examples:
@@ -134,6 +153,22 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="show per-flow and per-link metrics in the table too (--json always has them)",
     )
+    p_run.add_argument(
+        "--max-events",
+        type=int,
+        default=DEFAULT_MAX_EVENTS,
+        metavar="N",
+        help="stop a run after N events, keeping its metrics marked partial "
+        "(default %(default)d; 0 = no limit)",
+    )
+    p_run.add_argument(
+        "--max-wall-s",
+        type=float,
+        default=DEFAULT_MAX_WALL_S,
+        metavar="S",
+        help="stop a run after S seconds of wall time, keeping its metrics marked partial "
+        "(default %(default)g; 0 = no limit)",
+    )
     p_run.set_defaults(func=cmd_run)
 
     p_val = sub.add_parser(
@@ -171,8 +206,9 @@ def results_payload(res: Results, scenario: str | None = None) -> dict[str, Any]
     """The document printed by ``run --json`` (NaN written as null).
 
     ``metrics``: name -> {"mean", "ci90_half_width", "n"}; ``per_run``: the flat metrics of
-    every run; ``runs``: number of runs; ``seed``; ``wall_time_s``; ``config``: the resolved
-    configuration; ``scenario``: the file; ``version``: the core's version.
+    every run; ``partial`` / ``halted``: whether and why runs ended early by their budget
+    (``Results.halted``); ``runs``: number of runs; ``seed``; ``wall_time_s``; ``config``:
+    the resolved configuration; ``scenario``: the file; ``version``: the core's version.
     """
     return _clean(
         {
@@ -187,6 +223,8 @@ def results_payload(res: Results, scenario: str | None = None) -> dict[str, Any]
             "version": _core.version(),
             "config": to_dict(res.config),
             "per_run": res.runs,
+            "partial": res.partial,
+            "halted": res.halted,
         }
     )
 
@@ -259,6 +297,52 @@ def cmd_validate(args: argparse.Namespace, out: Console, err: Console) -> int:
     return EXIT_OK
 
 
+def _run_with_progress(
+    cfg: ScenarioConfig,
+    args: argparse.Namespace,
+    want_traces: bool,
+    budget: dict[str, Any],
+    err: Console,
+) -> Results:
+    """Run with a progress display on stderr: the runs done (several runs) and the simulated
+    time of the current run with an ETA."""
+    duration = cfg.simulation.duration_s
+    progress = Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[shown]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    )
+    with progress:
+        runs_task = None
+        if args.runs > 1:
+            runs_task = progress.add_task("runs", total=args.runs, shown=f"0/{args.runs}")
+        sim_task = progress.add_task("simulated", total=duration, shown="")
+
+        def on_sim(i: int, t: float, events: int) -> None:
+            shown = f"{t:,.1f} of {duration:g} s, {events:,} events"
+            progress.update(sim_task, completed=t, shown=shown)
+
+        def on_run(done: int, total: int) -> None:
+            if runs_task is not None:
+                progress.update(runs_task, completed=done, shown=f"{done}/{total}")
+            progress.reset(sim_task, total=duration, shown="")
+
+        return run(
+            cfg,
+            seed=args.seed,
+            runs=args.runs,
+            traces=want_traces,
+            progress=on_run,
+            sim_progress=on_sim,
+            **budget,
+        )
+
+
 def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.runs < 1:
         raise ConfigError("--runs", str(args.runs), "an integer >= 1")
@@ -268,27 +352,39 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.show_config and not args.json:
         out.print(to_toml(cfg), markup=False, highlight=False, soft_wrap=True)
 
-    want_traces = args.traces is not None
-    if args.runs > 1:
-        progress = Progress(
-            TextColumn("[progress.description]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=err,
-            transient=True,
+    if args.max_events < 0:
+        raise ConfigError("--max-events", str(args.max_events), "an integer >= 0 (0 = no limit)")
+    if not (math.isfinite(args.max_wall_s) and args.max_wall_s >= 0):
+        raise ConfigError("--max-wall-s", str(args.max_wall_s), "a number >= 0 (0 = no limit)")
+    budget = {
+        "max_events": args.max_events or None,
+        "max_wall_s": args.max_wall_s or None,
+    }
+    cost = estimate(cfg)
+    if budget["max_events"] is not None and cost.events > budget["max_events"]:
+        print(
+            f"warning: a run is estimated at {cost.events:.2g} events, above --max-events "
+            f"{args.max_events}: it will stop early with partial metrics "
+            "(raise --max-events, or 0 = no limit)",
+            file=sys.stderr,
         )
-        with progress:
-            task = progress.add_task("simulating", total=args.runs)
-            res = run(
-                cfg,
-                seed=args.seed,
-                runs=args.runs,
-                traces=want_traces,
-                progress=lambda done, total: progress.update(task, completed=done),
-            )
+
+    want_traces = args.traces is not None
+    # The display is for a person at a terminal; logs and pipes get the final lines only.
+    if err.is_terminal and (args.runs > 1 or cost.wall_s * args.runs > PROGRESS_ABOVE_S):
+        res = _run_with_progress(cfg, args, want_traces, budget, err)
     else:
-        res = run(cfg, seed=args.seed, runs=args.runs, traces=want_traces)
+        res = run(cfg, seed=args.seed, runs=args.runs, traces=want_traces, **budget)
+    for i, why in enumerate(res.halted):
+        if why is not None:
+            reached = res.raw[i]["duration_s"]
+            # Plain writes: one physical line, never wrapped to the terminal width.
+            print(
+                f"warning: run {i} stopped at {why.replace('_', ' ')} (simulated "
+                f"{reached:.6g} s of {cfg.simulation.duration_s:g} s): its metrics are partial, "
+                f"over [0, {reached:.6g}] s",
+                file=sys.stderr,
+            )
 
     payload = results_payload(res, args.scenario)
     if args.output is not None:
@@ -344,7 +440,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {where}; please report the message above with that file", file=sys.stderr)
         return EXIT_BUG
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print("interrupted (Ctrl-C): the run was stopped, nothing was written", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # e.g. `radiotcp run ... --json | head`
         return EXIT_OK

@@ -41,6 +41,9 @@ class Results:
       name -> {"time_s", "id", "value"} numpy arrays.
     - ``wall_time_s``: sum over runs of the core's wall time of the simulation proper.
     - ``config``: the resolved :class:`ScenarioConfig`; ``seed``: the base seed.
+    - ``halted``: per run, None for a complete run, or why it ended early by its budget
+      ("max_events", "max_wall_time"); such a run's metrics cover ``[0, duration_s]`` with the
+      simulated time it reached (``raw[i]["duration_s"]``). ``partial`` is True if any did.
     """
 
     config: ScenarioConfig
@@ -50,6 +53,11 @@ class Results:
     summary: dict[str, tuple[float, float, int]] = field(default_factory=dict)
     traces: list[dict[str, dict[str, np.ndarray]]] | None = None
     wall_time_s: float = 0.0
+    halted: list[str | None] = field(default_factory=list)
+
+    @property
+    def partial(self) -> bool:
+        return any(h is not None for h in self.halted)
 
     def metric(self, name: str) -> np.ndarray:
         """Values of one metric over the runs (NaN where a run lacks it)."""
@@ -64,6 +72,9 @@ def run(
     *,
     overrides: Sequence[str] | Mapping[str, Any] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    max_events: int | None = None,
+    max_wall_s: float | None = None,
+    sim_progress: Callable[[int, float, int], None] | None = None,
 ) -> Results:
     """Run ``runs`` independent replications of a scenario.
 
@@ -71,6 +82,11 @@ def run(
     are ``--set`` style (``["flows.count=4"]`` or ``{"flows.count": 4}``). Run ``i`` uses the
     core's ``(seed, run_index=i)``, so the same seed gives the same results and runs of one
     call are independent. ``progress(done, total)`` is called after every run.
+
+    Budget, per run: ``max_events`` and ``max_wall_s`` end a run early with the statistics so
+    far (``Results.halted`` says which runs and why); None = no limit.
+    ``sim_progress(run_index, simulated_s, events)`` is called during each run, at most every
+    0.2 s of wall time.
 
     Raises :class:`radiotcp.ConfigError` for an unusable configuration and
     ``KeyboardInterrupt`` if interrupted (Ctrl-C).
@@ -83,7 +99,16 @@ def run(
     doc = to_core_json(cfg)
     res = Results(config=cfg, seed=seed, traces=[] if traces else None)
     for i in range(runs):
-        out = _core.simulate(doc, seed, i, traces)
+        report = None
+        if sim_progress is not None:
+
+            def report(t: float, events: int, i: int = i) -> None:
+                sim_progress(i, t, events)
+
+        out = _core.simulate(
+            doc, seed, i, traces, max_events=max_events, max_wall_s=max_wall_s, progress=report
+        )
+        res.halted.append(out.pop("halted", None))
         tr = out.pop("traces", None)
         res.wall_time_s += float(out.pop("wall_time_s", 0.0))
         res.raw.append(out)

@@ -28,6 +28,7 @@ pub mod topology;
 pub use config::ScenarioConfig;
 pub use error::{ConfigError, ParamError, RunError};
 pub use results::{FlowMetrics, FlowStats, LinkStats, RunResult, Trace, Traces};
+pub use sim::{Check, Halt, Progress};
 
 /// Crate version, part of the results-store key.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -36,11 +37,14 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// key: a model changed without a version bump does not reuse stored runs.
 pub const SOURCE_HASH: &str = env!("RADIOTCP_SOURCE_HASH");
 
-/// What to record besides the always-on counters.
+/// What to record besides the always-on counters, and the run's budget.
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     /// Record cwnd, ssthresh, sequence-number and queue traces.
     pub traces: bool,
+    /// End the run after this many events, with the statistics so far marked as halted
+    /// ([`RunResult::halted`]); None: no limit.
+    pub max_events: Option<u64>,
 }
 
 /// Run one replication. Same `(cfg, seed, run_index)` gives the same result, bit for bit.
@@ -66,6 +70,25 @@ pub fn run_with_stop(
     opts: &RunOptions,
     stop: &mut dyn FnMut() -> bool,
 ) -> Result<RunResult, RunError> {
+    run_checked(cfg, seed, run_index, opts, &mut |_| {
+        if stop() {
+            Check::Interrupt
+        } else {
+            Check::Continue
+        }
+    })
+}
+
+/// Like [`run_with_stop`], with the run's budget: `opts.max_events`, and `check`, called every
+/// few tens of thousands of events with the progress so far, which may interrupt the run or
+/// halt it with the statistics so far (a wall-time budget, a progress display).
+pub fn run_checked(
+    cfg: &ScenarioConfig,
+    seed: u64,
+    run_index: u64,
+    opts: &RunOptions,
+    check: &mut dyn FnMut(Progress) -> Check,
+) -> Result<RunResult, RunError> {
     cfg.validate()?;
-    topology::build(cfg, seed, run_index, opts).run(stop)
+    topology::build(cfg, seed, run_index, opts).run_checked(opts.max_events, check)
 }

@@ -280,4 +280,8 @@ pub struct RunResult {
     pub bs_ack: Option<BsAckResult>,
     #[serde(skip)]
     pub traces: Option<Traces>,
+    /// Set when the run ended early by its budget (`RunOptions::max_events`, the caller's
+    /// check): the statistics cover `[0, duration_s]` with `duration_s` the time reached.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub halted: Option<crate::sim::Halt>,
 }

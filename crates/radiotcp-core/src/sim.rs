@@ -17,6 +17,35 @@ use crate::topology::{LinkId, Net, NodeId};
 /// enough that Ctrl-C answers within milliseconds.
 const STOP_CHECK_EVERY: u64 = 1 << 16;
 
+/// How far a run has got, for the caller's periodic check.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// Simulated time of the last event processed.
+    pub now: Time,
+    /// Events processed so far.
+    pub events: u64,
+}
+
+/// The answer of the caller's periodic check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    Continue,
+    /// Stop and return no result (Ctrl-C).
+    Interrupt,
+    /// Stop and return the statistics so far, marked with the reason.
+    Halt(Halt),
+}
+
+/// Why a run ended before its configured duration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Halt {
+    /// The event budget (`max_events`) was used up.
+    MaxEvents,
+    /// The caller's wall-time budget was used up.
+    MaxWallTime,
+}
+
 #[derive(Debug, Clone)]
 pub enum Event {
     Node(NodeId, NodeEvent),
@@ -81,6 +110,48 @@ impl Sim {
     pub fn run(mut self, stop: &mut dyn FnMut() -> bool) -> Result<RunResult, RunError> {
         self.advance(stop)?;
         Ok(self.finish())
+    }
+
+    /// Process events up to the configured duration, or until the budget ends the run early:
+    /// after `max_events` events, or when `check` (called every few tens of thousands of
+    /// events with the progress so far) says so. A run ended by its budget returns the
+    /// statistics up to the last event processed, marked with [`RunResult::halted`].
+    pub fn run_checked(
+        mut self,
+        max_events: Option<u64>,
+        check: &mut dyn FnMut(Progress) -> Check,
+    ) -> Result<RunResult, RunError> {
+        let limit = max_events.unwrap_or(u64::MAX);
+        let mut halted = None;
+        while let Some((now, ev)) = self.q.pop_until(self.end) {
+            self.dispatch(now, ev);
+            let events = self.q.popped();
+            if events >= limit {
+                halted = Some((Halt::MaxEvents, now));
+                break;
+            }
+            if events % STOP_CHECK_EVERY == 0 {
+                match check(Progress { now, events }) {
+                    Check::Continue => {}
+                    Check::Interrupt => return Err(RunError::Interrupted),
+                    Check::Halt(h) => {
+                        halted = Some((h, now));
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(match halted {
+            None => self.finish(),
+            Some((h, now)) => {
+                // The statistics cover what happened up to the last event (not beyond the
+                // measured interval's start: a run halted in the warm-up measures nothing).
+                self.end = now.max(self.probe.measure_from);
+                let mut r = self.finish();
+                r.halted = Some(h);
+                r
+            }
+        })
     }
 
     /// Process events up to the configured duration without collecting the result, so that
@@ -205,6 +276,7 @@ impl Sim {
             rlp: None,
             bs_ack: None,
             traces: None,
+            halted: None,
         };
         for node in &mut self.nodes {
             node.finish(&mut r, &self.net, self.end, measure_from);

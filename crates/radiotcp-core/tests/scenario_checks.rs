@@ -95,7 +95,10 @@ fn small_random_loss_follows_the_square_root_law() {
 fn same_seed_same_result_different_run_index_differs() {
     let mut c = wired(384.0, 2, 60.0);
     c.links[1].loss_rate = 0.01;
-    let opts = RunOptions { traces: true };
+    let opts = RunOptions {
+        traces: true,
+        ..RunOptions::default()
+    };
     let a = run(&c, 11, 0, &opts).unwrap();
     let b = run(&c, 11, 0, &opts).unwrap();
     assert_eq!(a, b, "bit-for-bit identical, traces included");
@@ -108,7 +111,16 @@ fn same_seed_same_result_different_run_index_differs() {
 #[test]
 fn traces_record_cwnd_sequence_and_queue() {
     let c = wired(384.0, 1, 30.0);
-    let r = run(&c, 1, 0, &RunOptions { traces: true }).unwrap();
+    let r = run(
+        &c,
+        1,
+        0,
+        &RunOptions {
+            traces: true,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
     let t = r.traces.expect("traces requested");
     let s = &r.flows[0];
     assert_eq!(t.seq_sent.time_s.len() as u64, s.m.segments_sent);
@@ -124,7 +136,16 @@ fn traces_record_cwnd_sequence_and_queue() {
 fn flows_start_at_configured_times() {
     let mut c = wired(384.0, 3, 30.0);
     c.flows.start_times_s = Some(vec![0.0, 5.0, 10.0]);
-    let r = run(&c, 1, 0, &RunOptions { traces: true }).unwrap();
+    let r = run(
+        &c,
+        1,
+        0,
+        &RunOptions {
+            traces: true,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
     let t = r.traces.unwrap();
     for (f, start) in [(0u32, 0.0), (1, 5.0), (2, 10.0)] {
         let first = t
@@ -257,7 +278,10 @@ fn umts_goodput_cannot_exceed_one_minus_fer_of_the_payload_rate() {
 #[test]
 fn umts_runs_are_deterministic_and_seeded() {
     let c = umts(2, 30.0);
-    let opts = RunOptions { traces: true };
+    let opts = RunOptions {
+        traces: true,
+        ..RunOptions::default()
+    };
     let a = run(&c, 3, 0, &opts).unwrap();
     assert_eq!(a, run(&c, 3, 0, &opts).unwrap());
     assert_ne!(a.flows, run(&c, 3, 1, &opts).unwrap().flows);

@@ -20,7 +20,16 @@ fn preset(limit: u32) -> ScenarioConfig {
 }
 
 fn run_traced(c: &ScenarioConfig) -> RunResult {
-    let r = run(c, 1, 0, &RunOptions { traces: true }).unwrap();
+    let r = run(
+        c,
+        1,
+        0,
+        &RunOptions {
+            traces: true,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
     // No random draw is made: another seed and run index give the same run, bit for bit.
     let other = run(c, 0xfeed, 7, &RunOptions::default()).unwrap();
     assert_eq!(r.flows, other.flows);

@@ -5,7 +5,7 @@
 
 mod topy;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use numpy::IntoPyArray;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
@@ -17,7 +17,10 @@ use radiotcp_core::config::{
     LinkConfig, PieConfig, QueueConfig, RedConfig, RlpConfig, SbdConfig, SimulationConfig,
     SpikeConfig, TcpConfig, UmtsConfig, VariableDelayConfig, WiredAccessConfig,
 };
-use radiotcp_core::{ConfigError, RunError, RunOptions, RunResult, ScenarioConfig};
+use radiotcp_core::engine::to_secs;
+use radiotcp_core::{
+    Check, ConfigError, Halt, Progress, RunError, RunOptions, RunResult, ScenarioConfig,
+};
 
 /// Build a `radiotcp.ConfigError` (defined in Python, a `ValueError` subclass) from the core's.
 fn config_error(py: Python<'_>, e: &ConfigError) -> PyErr {
@@ -59,29 +62,53 @@ fn run_core(
     seed: u64,
     run_index: u64,
     traces: bool,
+    budget: Budget,
     inject_panic: bool,
 ) -> PyResult<(RunResult, f64)> {
     let cfg = ScenarioConfig::from_json(config_json).map_err(|e| config_error(py, &e))?;
-    let opts = RunOptions { traces };
+    let opts = RunOptions {
+        traces,
+        max_events: budget.max_events,
+    };
+    let Budget {
+        max_wall_s,
+        progress,
+        ..
+    } = budget;
 
     let (outcome, pending, wall) = py.detach(|| {
         let mut pending: Option<PyErr> = None;
-        let mut stop = || {
-            Python::attach(|py| match py.check_signals() {
-                Ok(()) => false,
-                Err(e) => {
+        let t0 = Instant::now();
+        let mut last_report = t0;
+        // Called every 65,536 events (a few ms of work): Ctrl-C, the progress display (at most
+        // every PROGRESS_EVERY), the wall-time budget.
+        let mut check = |p: Progress| -> Check {
+            Python::attach(|py| {
+                if let Err(e) = py.check_signals() {
                     pending = Some(e);
-                    true
+                    return Check::Interrupt;
+                }
+                if let Some(cb) = &progress {
+                    if last_report.elapsed() >= PROGRESS_EVERY {
+                        last_report = Instant::now();
+                        if let Err(e) = cb.call1(py, (to_secs(p.now), p.events)) {
+                            pending = Some(e);
+                            return Check::Interrupt;
+                        }
+                    }
+                }
+                match max_wall_s {
+                    Some(w) if t0.elapsed().as_secs_f64() >= w => Check::Halt(Halt::MaxWallTime),
+                    _ => Check::Continue,
                 }
             })
         };
-        let t0 = Instant::now();
         // The state a panic leaves behind is dropped with the run; nothing is reused.
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             if inject_panic {
                 panic!("deliberate panic (test of the guard)");
             }
-            radiotcp_core::run_with_stop(&cfg, seed, run_index, &opts, &mut stop)
+            radiotcp_core::run_checked(&cfg, seed, run_index, &opts, &mut check)
         }));
         (outcome, pending, t0.elapsed().as_secs_f64())
     });
@@ -96,6 +123,18 @@ fn run_core(
     }
 }
 
+/// How often at most a run calls its progress callback.
+const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+
+/// A run's budget and progress display (all optional).
+#[derive(Default)]
+struct Budget {
+    max_events: Option<u64>,
+    max_wall_s: Option<f64>,
+    /// Called with (simulated time s, events) during the run.
+    progress: Option<Py<PyAny>>,
+}
+
 /// Run one replication of the scenario described by `config_json` (the fully resolved
 /// configuration, as `radiotcp.config.to_core_json` produces it).
 ///
@@ -103,16 +142,33 @@ fn run_core(
 /// metrics, `radiotcp_core::metrics`), `traces` (None, or a dict name -> {"time_s": float64[],
 /// "id": uint32[], "value": float64[]}) and `wall_time_s` (wall time of the simulation
 /// proper). The GIL is released during the run; Ctrl-C raises KeyboardInterrupt.
+///
+/// Budget: `max_events` ends the run after that many events and `max_wall_s` after that much
+/// wall time, each returning the statistics so far with `halted` set to "max_events" /
+/// "max_wall_time" (None for a complete run); `progress(sim_time_s, events)` is called at
+/// most every 0.2 s during the run (an exception it raises interrupts the run).
 #[pyfunction]
-#[pyo3(signature = (config_json, seed, run_index, traces = false))]
+#[pyo3(signature = (
+    config_json, seed, run_index, traces = false, *, max_events = None, max_wall_s = None,
+    progress = None
+))]
+#[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
     config_json: &str,
     seed: u64,
     run_index: u64,
     traces: bool,
+    max_events: Option<u64>,
+    max_wall_s: Option<f64>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (mut result, wall) = run_core(py, config_json, seed, run_index, traces, false)?;
+    let budget = Budget {
+        max_events,
+        max_wall_s,
+        progress,
+    };
+    let (mut result, wall) = run_core(py, config_json, seed, run_index, traces, budget, false)?;
     let out = topy::to_py(py, &result)?.cast_into::<PyDict>()?;
     let metrics = PyDict::new(py);
     for (k, v) in radiotcp_core::metrics::flat_metrics(&result) {
@@ -147,7 +203,15 @@ fn simulate_metrics(
     seed: u64,
     run_index: u64,
 ) -> PyResult<(String, f64)> {
-    let (result, wall) = run_core(py, config_json, seed, run_index, false, false)?;
+    let (result, wall) = run_core(
+        py,
+        config_json,
+        seed,
+        run_index,
+        false,
+        Budget::default(),
+        false,
+    )?;
     Ok((radiotcp_core::metrics::flat_metrics_json(&result), wall))
 }
 
@@ -278,7 +342,16 @@ fn source_hash() -> &'static str {
 /// in the core becomes `radiotcp.SimulationError` with the seed and configuration.
 #[pyfunction]
 fn _panic_for_test(py: Python<'_>, config_json: &str, seed: u64, run_index: u64) -> PyResult<()> {
-    run_core(py, config_json, seed, run_index, false, true).map(|_| ())
+    run_core(
+        py,
+        config_json,
+        seed,
+        run_index,
+        false,
+        Budget::default(),
+        true,
+    )
+    .map(|_| ())
 }
 
 #[pymodule]
