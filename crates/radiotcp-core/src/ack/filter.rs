@@ -426,34 +426,35 @@ impl AckFilter {
         }
     }
 
-    /// Discards up to `n` eligible packets, oldest first. Removing an eligible ACK leaves the
-    /// others eligible (its successor acknowledges even more), so one pass suffices.
+    /// Discards up to `n` eligible packets, oldest first, in one pass over the queue:
+    /// removing an eligible ACK leaves the others eligible (its successor acknowledges even
+    /// more), so the marks stay valid while packets go.
     fn discard_oldest_eligible(&mut self, n: usize, stage: Stage, discarded: &mut Vec<Packet>) {
         self.mark_eligible();
-        let mut left = n;
-        let mut i = 0;
-        let mut idx = 0;
-        // `idx` walks the original indices of `eligible`, `i` the shrinking queue.
-        while left > 0 && i < self.queue.len() {
-            if self.eligible[idx] {
-                let q = self.queue.remove(i).expect("index in range");
-                self.drop_one(q.pkt, stage, discarded);
-                left -= 1;
-            } else {
-                i += 1;
-            }
+        let start = discarded.len();
+        let eligible = &self.eligible;
+        let (mut idx, mut left) = (0usize, n);
+        self.queue.retain(|q| {
+            let drop = left > 0 && eligible[idx];
             idx += 1;
+            if drop {
+                left -= 1;
+                discarded.push(q.pkt);
+            }
+            !drop
+        });
+        for pkt in &discarded[start..] {
+            self.count_drop(pkt, stage);
         }
     }
 
-    fn drop_one(&mut self, pkt: Packet, stage: Stage, discarded: &mut Vec<Packet>) {
-        self.queued_bytes -= self.cost(&pkt);
+    fn count_drop(&mut self, pkt: &Packet, stage: Stage) {
+        self.queued_bytes -= self.cost(pkt);
         match stage {
             Stage::Passive => self.stats.drops.passive += 1,
             Stage::Active => self.stats.drops.active += 1,
             Stage::Cake => self.stats.drops.cake += 1,
         }
-        discarded.push(pkt);
     }
 
     /// CAKE's rule for the ACK just queued at the tail (lte-cell.md §4): among the older
@@ -483,8 +484,10 @@ impl AckFilter {
             _ => None,
         };
         if let Some(i) = victim {
-            let q = self.queue.remove(i).expect("index in range");
-            self.drop_one(q.pkt, Stage::Cake, discarded);
+            if let Some(q) = self.queue.remove(i) {
+                self.count_drop(&q.pkt, Stage::Cake);
+                discarded.push(q.pkt);
+            }
         }
     }
 }
