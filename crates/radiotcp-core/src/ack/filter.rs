@@ -238,6 +238,8 @@ pub struct AckFilter {
     queue: VecDeque<Queued>,
     /// Sum of `size + l2_overhead` over the queue: what a BSR would report.
     queued_bytes: u64,
+    /// Pure ACKs in the queue, all flows.
+    acks_queued: usize,
     /// Per flow, the acknowledgement number of the last pure ACK that entered the buffer,
     /// sent or not: a duplicate is judged against what the receiver sent, not what is left.
     last_ack: BTreeMap<u32, u64>,
@@ -255,6 +257,7 @@ impl AckFilter {
             p,
             queue: VecDeque::new(),
             queued_bytes: 0,
+            acks_queued: 0,
             last_ack: BTreeMap::new(),
             next_ack: Vec::new(),
             eligible: Vec::new(),
@@ -285,7 +288,7 @@ impl AckFilter {
 
     /// Pure ACKs queued, all flows: the count T bounds.
     pub fn acks_queued(&self) -> usize {
-        self.queue.iter().filter(|q| is_pure_ack(&q.pkt)).count()
+        self.acks_queued
     }
 
     /// The queued packets, head first.
@@ -305,6 +308,7 @@ impl AckFilter {
         self.stats.packets_out += 1;
         if is_pure_ack(&q.pkt) {
             self.stats.acks_out += 1;
+            self.acks_queued -= 1;
         }
         Some(q.pkt)
     }
@@ -321,6 +325,7 @@ impl AckFilter {
         let mut dup = false;
         if is_pure_ack(&pkt) {
             self.stats.acks_in += 1;
+            self.acks_queued += 1;
             // Duplicate = same cumulative ACK as the flow's previous ACK (RFC 5681 §2 also
             // asks for no window change; a window update is kept too, which is only safer).
             dup = self.last_ack.insert(pkt.flow, pkt.seq) == Some(pkt.seq);
@@ -448,8 +453,10 @@ impl AckFilter {
         }
     }
 
+    /// Books a discard; only pure ACKs are ever discarded.
     fn count_drop(&mut self, pkt: &Packet, stage: Stage) {
         self.queued_bytes -= self.cost(pkt);
+        self.acks_queued -= 1;
         match stage {
             Stage::Passive => self.stats.drops.passive += 1,
             Stage::Active => self.stats.drops.active += 1,
@@ -975,6 +982,10 @@ mod tests {
                 prop_assert_eq!(
                     st.packets_in,
                     st.packets_out + st.drops.total() + queue.len() as u64
+                );
+                prop_assert_eq!(
+                    f.acks_queued(),
+                    queue.iter().filter(|p| is_pure_ack(p)).count()
                 );
                 prop_assert_eq!(
                     f.queued_bytes(),
