@@ -4,7 +4,9 @@
   values: each ends in a clear error (a ConfigError naming the key; exit 2 and no traceback
   from the CLI) or loads.
 - Hypothesis over ``--set`` strings (known and unknown key paths, arbitrary value text): the
-  loader answers with a result or a ConfigError, nothing else.
+  loader answers with a ConfigError, or with a configuration that the core accepts and runs to
+  a normal result within a budget of 5,000 events; nothing else. (The Rust side has the same
+  over generated configurations: crates/radiotcp-core/tests/budget_fuzz.rs.)
 """
 
 from __future__ import annotations
@@ -147,8 +149,24 @@ def test_any_set_string_loads_or_gives_a_config_error(sets):
     except ConfigError as e:
         assert all(p.key and p.allowed for p in e.problems)
         return
-    # Accepted by pydantic: the core accepts it too (validation is the same on both sides).
-    _core.check_config(json.dumps(json.loads(to_core_json(cfg))))
+    # Accepted by pydantic: the core accepts it too (validation is the same on both sides),
+    # and runs it to a normal result within a small budget.
+    doc = to_core_json(cfg)
+    _core.check_config(doc)
+    out = _core.simulate(doc, 1, 0, max_events=5_000)
+    assert out["events"] <= 5_000
+    assert out.get("halted") in (None, "max_events")
+
+
+def test_a_delay_trace_can_be_given_with_set():
+    cfg = load(
+        PRESET,
+        [
+            'links.1.variable_delay={process="trace"}',
+            "links.1.variable_delay.trace=[[0.0, 100.0], [5.0, 50.0]]",
+        ],
+    )
+    assert cfg.links[1].variable_delay.trace == [[0.0, 100.0], [5.0, 50.0]]
 
 
 # --- a panic in the core --------------------------------------------------------------------
