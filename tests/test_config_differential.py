@@ -1,5 +1,5 @@
 """One source of truth for defaults and validation: the pydantic models of radiotcp.config and
-the Rust core (crates/radiotcp-core/src/config.rs) must agree.
+the Rust core (crates/radiotcp-core/src/config/mod.rs) must agree.
 
 - Every section type has the same defaults on both sides (``_core.default_section_json``).
 - For random override sets on the presets (1 to 3 key paths, values from a set of edge cases),

@@ -1,4 +1,4 @@
-"""Scenario configuration: pydantic models mirroring ``crates/radiotcp-core/src/config.rs``.
+"""Scenario configuration: pydantic models mirroring ``crates/radiotcp-core/src/config/mod.rs``.
 
 The keys, nesting and defaults are exactly those of the Rust ``ScenarioConfig`` (a test checks
 the defaults against ``radiotcp._core.default_config_json()``). Units are part of the key names.
