@@ -1,8 +1,9 @@
 //! LTE building blocks (issue 12): the transport block size tables of 3GPP TS 36.213
-//! ([`tbs`]). Entities only so far; the LTE cell node that uses them is not wired into the
+//! ([`tbs`]) and the UE's uplink request path, SR and BSR ([`ul_mac`]). Entities only so far; the LTE cell node that uses them is not wired into the
 //! topology yet.
 
 pub mod tbs;
+pub mod ul_mac;
 
 pub use tbs::{
     is_allowed_ul_prb, largest_allowed_ul_prb, mcs_to_itbs, tbs_bits, tbs_bytes, tbs_for_mcs,
