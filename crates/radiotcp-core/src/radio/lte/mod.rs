@@ -1,8 +1,10 @@
 //! LTE building blocks (issue 12): the transport block size tables of 3GPP TS 36.213
-//! ([`tbs`]), the UE's uplink request path, SR and BSR ([`ul_mac`]), and HARQ ([`harq`]). Entities only so far; the LTE cell node that uses them is not wired into the
+//! ([`tbs`]), the UE's uplink request path, SR and BSR ([`ul_mac`]), HARQ ([`harq`]) and the
+//! proportional-fair downlink scheduler ([`sched`]). Entities only so far; the LTE cell node that uses them is not wired into the
 //! topology yet.
 
 pub mod harq;
+pub mod sched;
 pub mod tbs;
 pub mod ul_mac;
 
