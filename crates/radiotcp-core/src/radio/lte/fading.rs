@@ -166,7 +166,7 @@ mod tests {
         let below = |x: f64, gs: &[f64]| gs.iter().filter(|&&g| g < x).count() as f64 / n as f64;
         let gs: Vec<f64> = (0..n).map(|t| f.gain(t as f64 * 1e-3)).collect();
         // P(g < x) = 1 - exp(-x); standard error <= 0.0016.
-        for x in [0.1, 1.0, 3.0] {
+        for x in [0.1_f64, 1.0, 3.0] {
             let want = 1.0 - (-x).exp();
             assert!((below(x, &gs) - want).abs() < 0.006, "x = {x}");
         }
