@@ -1,7 +1,10 @@
 //! LTE building blocks (issue 12): the transport block size tables of 3GPP TS 36.213
-//! ([`tbs`]). Entities only so far; the LTE cell node that uses them is not wired into the
+//! ([`tbs`]), the Case-1 cell geometry ([`geometry`]) and the SINR -> CQI -> MCS -> BLER chain
+//! ([`amc`]). Entities only so far; the LTE cell node that uses them is not wired into the
 //! topology yet.
 
+pub mod amc;
+pub mod geometry;
 pub mod tbs;
 
 pub use tbs::{
