@@ -16,7 +16,7 @@
 
 use crate::error::ParamError;
 
-use super::tbs::{tbs_for_mcs, Channel, MAX_N_PRB};
+use super::tbs::{largest_allowed_ul_prb, tbs_for_mcs, Channel, MAX_N_PRB};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PfParams {
@@ -137,8 +137,12 @@ impl PfScheduler {
             });
             left -= n_prb;
         }
-        // R̄ of the candidates: decayed to this TTI, plus what they got. The others decay
-        // lazily; a served UE is always a candidate.
+        self.update(tti, candidates, out);
+    }
+
+    /// R̄ of the candidates after TTI `tti`: decayed to it, plus what they got. The others
+    /// decay lazily; a served UE is always a candidate.
+    fn update(&mut self, tti: u64, candidates: &[Candidate], out: &[Allocation]) {
         let keep = 1.0 - 1.0 / self.p.t_c;
         for c in candidates {
             let i = c.ue as usize;
@@ -152,10 +156,133 @@ impl PfScheduler {
     }
 }
 
+/// How the uplink is shared (model-specs §4.4 steps 5-6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UlMode {
+    /// PF order; each UE a contiguous chunk sized to empty its reported buffer, rounded down
+    /// to an allowed PUSCH size (2^a 3^b 5^c) and at least `min_prb`.
+    Pf { min_prb: u32 },
+    /// ns-3's `PfFfMacScheduler` uplink: equal shares of max(available / candidates, min_prb)
+    /// PRBs, round-robin from where the last TTI stopped.
+    RoundRobin { min_prb: u32 },
+}
+
+/// A UE asking for uplink resources: its UL MCS and what it still needs (last BSR minus
+/// what is already granted).
+pub type UlCandidate = Candidate;
+
+/// The uplink scheduler: the PF state of [`PfScheduler`] (with PUSCH TBS) or a round-robin
+/// pointer.
+#[derive(Debug, Clone)]
+pub struct UlScheduler {
+    mode: UlMode,
+    pf: PfScheduler,
+    next_rr: u32,
+}
+
+impl UlScheduler {
+    pub fn new(mode: UlMode, p: PfParams, ues: usize) -> Self {
+        let min = match mode {
+            UlMode::Pf { min_prb } | UlMode::RoundRobin { min_prb } => min_prb,
+        };
+        assert!(
+            (1..=p.n_prb).contains(&min),
+            "min_prb must be 1..=n_prb, not {min}"
+        );
+        Self {
+            mode,
+            pf: PfScheduler::new(p, ues),
+            next_rr: 0,
+        }
+    }
+
+    /// Grant TTI `tti`'s uplink PRBs, minus `reserved` (synchronous HARQ retransmissions keep
+    /// theirs), among `candidates` (sorted by UE, each once) into `out` (cleared first).
+    pub fn schedule(
+        &mut self,
+        tti: u64,
+        reserved: u32,
+        candidates: &[UlCandidate],
+        out: &mut Vec<Allocation>,
+    ) {
+        out.clear();
+        let n = self.pf.p.n_prb;
+        let mut left = n.saturating_sub(reserved);
+        if candidates.is_empty() {
+            return;
+        }
+        let grant = |c: &Candidate, n_prb: u32| Allocation {
+            ue: c.ue,
+            n_prb,
+            tbs: tbs_for_mcs(Channel::Pusch, c.mcs, n_prb).expect("valid") / 8,
+        };
+        match self.mode {
+            UlMode::Pf { min_prb } => {
+                self.pf.order.clear();
+                for (k, c) in candidates.iter().enumerate() {
+                    let r = tbs_for_mcs(Channel::Pusch, c.mcs, n).expect("valid") as f64 / TTI_S;
+                    self.pf.order.push((r / self.pf.avg_bps(c.ue, tti), k));
+                }
+                self.pf
+                    .order
+                    .sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+                for i in 0..self.pf.order.len() {
+                    let c = candidates[self.pf.order[i].1];
+                    let want = prbs_to_carry_ul(c.mcs, c.backlog, left).max(min_prb);
+                    let Some(n_prb) = largest_allowed_ul_prb(want.min(left)) else {
+                        break;
+                    };
+                    if n_prb < min_prb {
+                        break;
+                    }
+                    out.push(grant(&c, n_prb));
+                    left -= n_prb;
+                }
+                self.pf.update(tti, candidates, out);
+            }
+            UlMode::RoundRobin { min_prb } => {
+                let share = (left / candidates.len() as u32).max(min_prb);
+                let Some(share) = largest_allowed_ul_prb(share.min(left)) else {
+                    return;
+                };
+                if share < min_prb {
+                    return;
+                }
+                // Start at the first candidate at or after the pointer, wrapping around.
+                let start = candidates
+                    .iter()
+                    .position(|c| c.ue >= self.next_rr)
+                    .unwrap_or(0);
+                for k in 0..candidates.len() {
+                    if left < share {
+                        break;
+                    }
+                    let c = candidates[(start + k) % candidates.len()];
+                    out.push(grant(&c, share));
+                    left -= share;
+                    self.next_rr = c.ue + 1;
+                }
+            }
+        }
+    }
+}
+
+/// [`prbs_to_carry`] on the PUSCH table.
+fn prbs_to_carry_ul(mcs: u8, backlog: u32, left: u32) -> u32 {
+    carry(Channel::Pusch, mcs, backlog, left)
+}
+
 /// The fewest PRBs (at most `left`) whose transport block at `mcs` carries `backlog` octets;
 /// `left` if none does. TBS grows with the PRB count, so a binary search finds it.
 fn prbs_to_carry(mcs: u8, backlog: u32, left: u32) -> u32 {
-    let fits = |n: u32| tbs_for_mcs(Channel::Pdsch, mcs, n).expect("valid") / 8 >= backlog;
+    carry(Channel::Pdsch, mcs, backlog, left)
+}
+
+fn carry(channel: Channel, mcs: u8, backlog: u32, left: u32) -> u32 {
+    if left == 0 {
+        return 0;
+    }
+    let fits = |n: u32| tbs_for_mcs(channel, mcs, n).expect("valid") / 8 >= backlog;
     if !fits(left) {
         return left;
     }
@@ -268,6 +395,86 @@ mod tests {
         }
         assert_eq!((out.capacity(), s.order.capacity()), (cap_out, cap_order));
         assert!(out.iter().map(|a| a.n_prb).sum::<u32>() <= 100);
+    }
+
+    fn ul(mode: UlMode, ues: usize) -> UlScheduler {
+        UlScheduler::new(mode, PfParams::default(), ues)
+    }
+
+    #[test]
+    fn ul_pf_grants_an_allowed_chunk_sized_to_the_buffer() {
+        let mut s = ul(UlMode::Pf { min_prb: 1 }, 2);
+        let mut out = Vec::new();
+        // Two 58-octet ACKs reported at MCS 10: the smallest PUSCH block that carries 116
+        // octets, rounded down to an allowed PRB count.
+        s.schedule(0, 0, &[cand(0, 10, 116)], &mut out);
+        let need = carry(Channel::Pusch, 10, 116, 100);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].n_prb, largest_allowed_ul_prb(need).unwrap());
+        assert!(is_allowed(out[0].n_prb));
+        // A big buffer takes the band: 100 is 2^2 5^2, allowed.
+        s.schedule(1, 0, &[cand(1, 10, 1_000_000)], &mut out);
+        assert_eq!(out[0].n_prb, 100);
+        // Reserved PRBs (HARQ retransmissions) are not granted: 100 - 93 = 7 -> 6 (2 x 3).
+        s.schedule(2, 93, &[cand(1, 10, 1_000_000)], &mut out);
+        assert_eq!(out[0].n_prb, 6);
+    }
+
+    #[test]
+    fn ul_round_robin_shares_equally_with_a_minimum_and_rotates() {
+        let mut s = ul(UlMode::RoundRobin { min_prb: 3 }, 40);
+        let mut out = Vec::new();
+        let three: Vec<Candidate> = (0..3).map(|u| cand(u, 0, 10_000)).collect();
+        s.schedule(0, 0, &three, &mut out);
+        // 100 / 3 = 33 -> 32 (2^5) each.
+        assert_eq!(
+            out.iter().map(|a| a.n_prb).collect::<Vec<_>>(),
+            vec![32, 32, 32]
+        );
+        assert_eq!(out[0].tbs, tbs_for_mcs(Channel::Pusch, 0, 32).unwrap() / 8);
+        // 40 UEs: max(100 / 40, 3) = 3 PRBs each, 33 UEs per TTI; the next TTI goes on from
+        // the 34th and wraps, so every UE is served within two TTIs.
+        let forty: Vec<Candidate> = (0..40).map(|u| cand(u, 0, 10_000)).collect();
+        let mut seen = [0u32; 40];
+        for tti in 1..3 {
+            s.schedule(tti, 0, &forty, &mut out);
+            assert_eq!(out.len(), 33);
+            assert!(out.iter().all(|a| a.n_prb == 3));
+            for a in &out {
+                seen[a.ue as usize] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&n| n >= 1), "{seen:?}");
+    }
+
+    #[test]
+    fn ul_grants_never_exceed_the_prbs_left() {
+        let mut rng = crate::engine::RngStream::new(4, 0, 0);
+        let mut out = Vec::new();
+        for mode in [UlMode::Pf { min_prb: 2 }, UlMode::RoundRobin { min_prb: 3 }] {
+            let mut s = ul(mode, 60);
+            for tti in 0..500 {
+                let reserved = (rng.uniform() * 100.0) as u32;
+                let mut cands = Vec::new();
+                for u in 0..60u32 {
+                    if rng.uniform() < 0.3 {
+                        let mcs = (rng.uniform() * 28.0) as u8;
+                        cands.push(cand(u, mcs, 1 + (rng.uniform() * 5000.0) as u32));
+                    }
+                }
+                s.schedule(tti, reserved, &cands, &mut out);
+                let used: u32 = out.iter().map(|a| a.n_prb).sum();
+                assert!(
+                    used <= 100 - reserved.min(100),
+                    "{mode:?}: {used} + {reserved}"
+                );
+                assert!(out.iter().all(|a| is_allowed(a.n_prb) && a.tbs > 0));
+            }
+        }
+    }
+
+    fn is_allowed(n: u32) -> bool {
+        super::super::tbs::is_allowed_ul_prb(n)
     }
 
     #[test]
