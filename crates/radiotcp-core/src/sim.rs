@@ -106,12 +106,6 @@ impl Sim {
         sim
     }
 
-    /// Process events up to the configured duration.
-    pub fn run(mut self, stop: &mut dyn FnMut() -> bool) -> Result<RunResult, RunError> {
-        self.advance(stop)?;
-        Ok(self.finish())
-    }
-
     /// Process events up to the configured duration, or until the budget ends the run early:
     /// after `max_events` events, or when `check` (called every few tens of thousands of
     /// events with the progress so far) says so. A run ended by its budget returns the
@@ -121,27 +115,7 @@ impl Sim {
         max_events: Option<u64>,
         check: &mut dyn FnMut(Progress) -> Check,
     ) -> Result<RunResult, RunError> {
-        let limit = max_events.unwrap_or(u64::MAX);
-        let mut halted = None;
-        while let Some((now, ev)) = self.q.pop_until(self.end) {
-            self.dispatch(now, ev);
-            let events = self.q.popped();
-            if events >= limit {
-                halted = Some((Halt::MaxEvents, now));
-                break;
-            }
-            if events % STOP_CHECK_EVERY == 0 {
-                match check(Progress { now, events }) {
-                    Check::Continue => {}
-                    Check::Interrupt => return Err(RunError::Interrupted),
-                    Check::Halt(h) => {
-                        halted = Some((h, now));
-                        break;
-                    }
-                }
-            }
-        }
-        Ok(match halted {
+        Ok(match self.advance_checked(max_events, check)? {
             None => self.finish(),
             Some((h, now)) => {
                 // The statistics cover what happened up to the last event (not beyond the
@@ -155,16 +129,43 @@ impl Sim {
     }
 
     /// Process events up to the configured duration without collecting the result, so that
-    /// the nodes' end state can be looked at ([`Sim::node`]) before [`Sim::finish`]. `run` is
-    /// `advance` then `finish`.
+    /// the nodes' end state can be looked at ([`Sim::node`]) before [`Sim::finish`]; `stop`
+    /// is asked every few tens of thousands of events whether to interrupt.
     pub fn advance(&mut self, stop: &mut dyn FnMut() -> bool) -> Result<(), RunError> {
+        let mut check = |_| {
+            if stop() {
+                Check::Interrupt
+            } else {
+                Check::Continue
+            }
+        };
+        // No event budget and a check that never halts: the run reaches its end.
+        self.advance_checked(None, &mut check).map(|_| ())
+    }
+
+    /// The event loop: dispatch events up to the configured duration; the halt reason and
+    /// the time of the last event if the budget ended it early.
+    fn advance_checked(
+        &mut self,
+        max_events: Option<u64>,
+        check: &mut dyn FnMut(Progress) -> Check,
+    ) -> Result<Option<(Halt, Time)>, RunError> {
+        let limit = max_events.unwrap_or(u64::MAX);
         while let Some((now, ev)) = self.q.pop_until(self.end) {
             self.dispatch(now, ev);
-            if self.q.popped() % STOP_CHECK_EVERY == 0 && stop() {
-                return Err(RunError::Interrupted);
+            let events = self.q.popped();
+            if events >= limit {
+                return Ok(Some((Halt::MaxEvents, now)));
+            }
+            if events % STOP_CHECK_EVERY == 0 {
+                match check(Progress { now, events }) {
+                    Check::Continue => {}
+                    Check::Interrupt => return Err(RunError::Interrupted),
+                    Check::Halt(h) => return Ok(Some((h, now))),
+                }
             }
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Process the next event if it is due at or before `until` (which may lie beyond the
