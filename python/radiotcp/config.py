@@ -103,9 +103,8 @@ TimerOrOffMs = Annotated[
     ),
 ]
 # A delay or time offset.
-DelayMs = Annotated[
-    _Finite, _within(0.0, TIME_MAX_MS, "a delay in [0, 86400000] ms (at most 1 day)")
-]
+DELAY_ALLOWED = "a delay in [0, 86400000] ms (at most 1 day)"
+DelayMs = Annotated[_Finite, _within(0.0, TIME_MAX_MS, DELAY_ALLOWED)]
 # A radio period (a TTI, an RLP frame slot).
 PeriodMs = Annotated[_Finite, _within(PERIOD_MIN_MS, PERIOD_MAX_MS, "a period in [0.1, 1000] ms")]
 RateKbps = Annotated[
@@ -127,7 +126,7 @@ def _trace_delay_in_bounds(point: list[float]) -> list[float]:
         raise PydanticCustomError(
             "radiotcp_value",
             "{allowed}",
-            {"allowed": "a delay in [0, 86400000] ms (at most 1 day)"},
+            {"allowed": DELAY_ALLOWED},
         )
     return point
 

@@ -128,7 +128,7 @@ impl PfScheduler {
                 break;
             }
             let c = candidates[k];
-            let n_prb = prbs_to_carry(c.mcs, c.backlog, left);
+            let n_prb = carry(Channel::Pdsch, c.mcs, c.backlog, left);
             let tbs = tbs_for_mcs(Channel::Pdsch, c.mcs, n_prb).expect("valid") / 8;
             out.push(Allocation {
                 ue: c.ue,
@@ -228,7 +228,7 @@ impl UlScheduler {
                     .sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
                 for i in 0..self.pf.order.len() {
                     let c = candidates[self.pf.order[i].1];
-                    let want = prbs_to_carry_ul(c.mcs, c.backlog, left).max(min_prb);
+                    let want = carry(Channel::Pusch, c.mcs, c.backlog, left).max(min_prb);
                     let Some(n_prb) = largest_allowed_ul_prb(want.min(left)) else {
                         break;
                     };
@@ -267,17 +267,9 @@ impl UlScheduler {
     }
 }
 
-/// [`prbs_to_carry`] on the PUSCH table.
-fn prbs_to_carry_ul(mcs: u8, backlog: u32, left: u32) -> u32 {
-    carry(Channel::Pusch, mcs, backlog, left)
-}
-
-/// The fewest PRBs (at most `left`) whose transport block at `mcs` carries `backlog` octets;
-/// `left` if none does. TBS grows with the PRB count, so a binary search finds it.
-fn prbs_to_carry(mcs: u8, backlog: u32, left: u32) -> u32 {
-    carry(Channel::Pdsch, mcs, backlog, left)
-}
-
+/// The fewest PRBs (at most `left`) whose transport block at `mcs` on `channel` carries
+/// `backlog` octets; `left` if none does. TBS grows with the PRB count, so a binary search
+/// finds it.
 fn carry(channel: Channel, mcs: u8, backlog: u32, left: u32) -> u32 {
     if left == 0 {
         return 0;
