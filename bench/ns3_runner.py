@@ -1,14 +1,16 @@
-"""Run the ns-3 side of the wired benchmark and return its JSON result.
+"""Run the ns-3 side of the benchmarks and return their JSON results.
 
-The ns-3 program (bench/ns3/wired.cc) is built by bench/ns3/setup.sh into
-bench/build/ns3-wired; this module builds it on first use and runs it as a
-subprocess. Timing of interest is the program's own ``wall_time_s`` (around
-``Simulator::Run`` only); ``process_wall_s`` adds process start-up, library
-loading and topology set-up.
+The ns-3 programs (bench/ns3/wired.cc, bench/ns3/lte.cc) are built by
+bench/ns3/setup.sh into bench/build/ns3-wired and bench/build/ns3-lte; this
+module builds each on first use and runs it as a subprocess. Timing of
+interest is the program's own ``wall_time_s`` (around ``Simulator::Run``
+only); ``process_wall_s`` adds process start-up, library loading and topology
+set-up.
 
 Usage from the command line::
 
-    python bench/ns3_runner.py --flows 4 --duration 600
+    python bench/ns3_runner.py --flows 4 --duration 600      # wired scenario
+    python bench/ns3_runner.py --lte --ues 10 --duration 10  # one LTE cell
 """
 
 from __future__ import annotations
@@ -22,31 +24,48 @@ from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
 SETUP_SCRIPT = BENCH_DIR / "ns3" / "setup.sh"
-SOURCE = BENCH_DIR / "ns3" / "wired.cc"
-BINARY = BENCH_DIR / "build" / "ns3-wired"
+# Programs setup.sh knows, by name: bench/ns3/<name>.cc -> bench/build/ns3-<name>.
+PROGRAMS = ("wired", "lte")
 
 
 class Ns3BenchError(RuntimeError):
     """The ns-3 program could not be built or did not produce a result."""
 
 
-def ensure_binary() -> Path:
-    """Build the ns-3 program if it is missing or older than its source."""
-    stale = not BINARY.exists() or (
-        SOURCE.exists() and SOURCE.stat().st_mtime > BINARY.stat().st_mtime
+def ensure_binary(program: str = "wired") -> Path:
+    """Build the ns-3 program ``program`` if it is missing or older than its source."""
+    if program not in PROGRAMS:
+        raise ValueError(f"unknown ns-3 program {program!r} (known: {', '.join(PROGRAMS)})")
+    source = BENCH_DIR / "ns3" / f"{program}.cc"
+    binary = BENCH_DIR / "build" / f"ns3-{program}"
+    stale = not binary.exists() or (
+        source.exists() and source.stat().st_mtime > binary.stat().st_mtime
     )
     if stale:
         proc = subprocess.run(
-            ["bash", str(SETUP_SCRIPT)],
+            ["bash", str(SETUP_SCRIPT), program],
             capture_output=True,
             text=True,
             check=False,
         )
-        if proc.returncode != 0 or not BINARY.exists():
+        if proc.returncode != 0 or not binary.exists():
             raise Ns3BenchError(
                 f"{SETUP_SCRIPT} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}"
             )
-    return BINARY
+    return binary
+
+
+def _run_binary(cmd: list[str]) -> dict:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise Ns3BenchError(
+            f"{' '.join(cmd)} exited with {proc.returncode}:\n{proc.stderr[-4000:]}"
+        )
+    result = _parse_result(proc.stdout)
+    result["process_wall_s"] = elapsed
+    return result
 
 
 def _parse_result(stdout: str) -> dict:
@@ -78,7 +97,7 @@ def run_ns3(
         raise ValueError("duration_s must be > 0")
     if queue_packets < 1:
         raise ValueError("queue_packets must be >= 1")
-    binary = ensure_binary()
+    binary = ensure_binary("wired")
     cmd = [
         str(binary),
         f"--flows={flows}",
@@ -87,29 +106,88 @@ def run_ns3(
         f"--minRto={float(min_rto_ms)!r}",
         f"--run={run}",
     ]
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    elapsed = time.perf_counter() - start
-    if proc.returncode != 0:
-        raise Ns3BenchError(
-            f"{' '.join(cmd)} exited with {proc.returncode}:\n{proc.stderr[-4000:]}"
-        )
-    result = _parse_result(proc.stdout)
-    result["process_wall_s"] = elapsed
-    return result
+    return _run_binary(cmd)
+
+
+def run_ns3_lte(
+    ues: int,
+    duration_s: float,
+    warmup_s: float = 1.0,
+    mss: int = 1448,
+    radius_m: float = 250.0,
+    internet_delay_ms: float = 20.0,
+    run: int = 1,
+) -> dict:
+    """Run one LTE cell (LENA) with a bulk TCP download per UE and return its result.
+
+    1 eNB, 20 MHz, PF scheduler, RLC AM, ideal RRC, UEs static and uniform in
+    the annulus 35 m .. ``radius_m`` (positions drawn from ``run``), a remote
+    host ``internet_delay_ms`` one way behind the PGW; see bench/ns3/lte.cc.
+    The returned dict is the program's JSON line (per-UE lists ``goodput_kbps``,
+    ``ul_acks``, ``ul_acks_after_warmup``, ``dl_mcs_mean``, ``dl_tbs_mean_bytes``,
+    ``dl_dcis``, ``distance_m``, ``bearer_ready_s``; totals
+    ``goodput_kbps_total``, ``ul_acks_total``, ``ul_acks_after_warmup_total``;
+    ``jain_index``, ``wall_time_s``, ``events``, ``ns3_version`` and the
+    parameters) plus ``process_wall_s``. Goodput, ``ul_acks_after_warmup`` and
+    the MCS/TBS means cover ``warmup_s`` .. ``duration_s``.
+    """
+    if ues < 1:
+        raise ValueError("ues must be >= 1")
+    if duration_s <= 0:
+        raise ValueError("duration_s must be > 0")
+    if not 0 <= warmup_s < duration_s:
+        raise ValueError("warmup_s must be >= 0 and < duration_s")
+    if mss < 1:
+        raise ValueError("mss must be >= 1")
+    if radius_m <= 35.0:
+        raise ValueError("radius_m must be > 35 (the annulus starts at 35 m)")
+    if internet_delay_ms < 0:
+        raise ValueError("internet_delay_ms must be >= 0")
+    binary = ensure_binary("lte")
+    cmd = [
+        str(binary),
+        f"--ues={ues}",
+        f"--duration={float(duration_s)!r}",
+        f"--warmup={float(warmup_s)!r}",
+        f"--mss={mss}",
+        f"--radius={float(radius_m)!r}",
+        f"--internetDelay={float(internet_delay_ms)!r}",
+        f"--run={run}",
+    ]
+    return _run_binary(cmd)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--flows", type=int, default=1)
-    parser.add_argument("--duration", type=float, default=60.0, help="simulated seconds")
-    parser.add_argument("--queue", type=int, default=50, help="bottleneck packets waiting")
-    parser.add_argument("--min-rto-ms", type=float, default=1000.0)
+    parser.add_argument("--lte", action="store_true", help="run the LTE cell instead")
+    parser.add_argument("--duration", type=float, default=None, help="simulated seconds")
     parser.add_argument("--run", type=int, default=1)
+    wired = parser.add_argument_group("wired scenario (default, duration 60 s)")
+    wired.add_argument("--flows", type=int, default=1)
+    wired.add_argument("--queue", type=int, default=50, help="bottleneck packets waiting")
+    wired.add_argument("--min-rto-ms", type=float, default=1000.0)
+    lte = parser.add_argument_group("LTE cell (--lte, duration 10 s)")
+    lte.add_argument("--ues", type=int, default=10)
+    lte.add_argument("--warmup", type=float, default=1.0, help="seconds excluded")
+    lte.add_argument("--mss", type=int, default=1448)
+    lte.add_argument("--radius", type=float, default=250.0, help="metres")
+    lte.add_argument("--internet-delay-ms", type=float, default=20.0)
     args = parser.parse_args(argv)
     try:
-        result = run_ns3(args.flows, args.duration, args.queue, args.min_rto_ms, args.run)
-    except Ns3BenchError as exc:
+        if args.lte:
+            result = run_ns3_lte(
+                args.ues,
+                10.0 if args.duration is None else args.duration,
+                warmup_s=args.warmup,
+                mss=args.mss,
+                radius_m=args.radius,
+                internet_delay_ms=args.internet_delay_ms,
+                run=args.run,
+            )
+        else:
+            duration = 60.0 if args.duration is None else args.duration
+            result = run_ns3(args.flows, duration, args.queue, args.min_rto_ms, args.run)
+    except (Ns3BenchError, ValueError) as exc:
         print(exc, file=sys.stderr)
         return 1
     print(json.dumps(result))
