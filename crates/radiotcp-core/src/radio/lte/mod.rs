@@ -1,13 +1,15 @@
 //! LTE building blocks (issue 12): the transport block size tables of 3GPP TS 36.213
 //! ([`tbs`]), the Case-1 cell geometry ([`geometry`]), the SINR -> CQI -> MCS -> BLER chain
 //! ([`amc`]), fast fading ([`fading`]), HARQ ([`harq`]), the UE's uplink request path, SR and
-//! BSR ([`ul_mac`]), and the proportional-fair downlink scheduler ([`sched`]). Entities only so
-//! far; the LTE cell node that uses them is not wired into the topology yet.
+//! BSR ([`ul_mac`]), the proportional-fair downlink scheduler ([`sched`]), and the RLC entity,
+//! AM and UM, of TS 36.322 ([`rlc`]). Entities only so far; the LTE cell node that uses them is
+//! not wired into the topology yet.
 
 pub mod amc;
 pub mod fading;
 pub mod geometry;
 pub mod harq;
+pub mod rlc;
 pub mod sched;
 pub mod tbs;
 pub mod ul_mac;
