@@ -6,7 +6,7 @@
 //! one ACK per arrival for comparison. Sans-IO: the caller reports arrivals and grants and
 //! gets back what was sent and what was discarded.
 //!
-//! Entity only; not yet selectable from a scenario (issue 12).
+//! Used by the LTE cell's UEs (`node/lte.rs`).
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -263,6 +263,14 @@ impl AckFilter {
             eligible: Vec::new(),
             stats: AckFilterStats::default(),
         })
+    }
+
+    /// A new T_opt for Hybrid(opt) (the UE's downlink TBS estimate moved); other schemes
+    /// ignore it. Takes effect at the next ACK arrival.
+    pub fn set_t_opt(&mut self, t_opt: u32) {
+        if let AckFilterScheme::HybridOpt { t_opt: t } = &mut self.p.scheme {
+            *t = t_opt.max(1);
+        }
     }
 
     pub fn params(&self) -> &AckFilterParams {

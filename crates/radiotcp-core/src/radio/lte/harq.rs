@@ -112,6 +112,21 @@ impl<T: Clone> Harq<T> {
 
     /// A free process for a new transmission, if any (all 8 busy: the UE cannot get
     /// a new transport block this TTI).
+    /// Processes of the entity.
+    pub fn processes(&self) -> usize {
+        self.procs.len()
+    }
+
+    /// Whether process `pid` holds no block.
+    pub fn is_free(&self, pid: usize) -> bool {
+        self.procs[pid].is_none()
+    }
+
+    /// The block process `pid` holds.
+    pub fn block(&self, pid: usize) -> Option<&T> {
+        self.procs[pid].as_ref().map(|p| &p.block)
+    }
+
     pub fn free_process(&self) -> Option<usize> {
         self.procs.iter().position(|p| p.is_none())
     }

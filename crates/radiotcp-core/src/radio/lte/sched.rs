@@ -109,9 +109,16 @@ impl PfScheduler {
         self.avg_bps[i] * keep.powi(tti.saturating_sub(self.updated[i]) as i32)
     }
 
-    /// Allocate TTI `tti`'s PRBs among `candidates` (UEs with data, each once) into `out`
-    /// (cleared first), in metric order.
-    pub fn schedule(&mut self, tti: u64, candidates: &[Candidate], out: &mut Vec<Allocation>) {
+    /// Allocate TTI `tti`'s PRBs, minus `reserved` (HARQ retransmissions go first, model-specs
+    /// §4.4 step 1), among `candidates` (UEs with data, each once) into `out` (cleared
+    /// first), in metric order. The metric's rate is always the whole band's.
+    pub fn schedule(
+        &mut self,
+        tti: u64,
+        reserved: u32,
+        candidates: &[Candidate],
+        out: &mut Vec<Allocation>,
+    ) {
         out.clear();
         self.order.clear();
         let n = self.p.n_prb;
@@ -122,7 +129,7 @@ impl PfScheduler {
         // Highest metric first; ties by candidate order (the caller's UE order), stable.
         self.order
             .sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        let mut left = n;
+        let mut left = n.saturating_sub(reserved);
         for &(_, k) in &self.order {
             if left == 0 {
                 break;
@@ -302,7 +309,7 @@ mod tests {
     fn a_full_buffer_ue_alone_gets_the_whole_band() {
         let mut s = PfScheduler::new(PfParams::default(), 3);
         let mut out = Vec::new();
-        s.schedule(0, &[cand(1, 28, 1_000_000)], &mut out);
+        s.schedule(0, 0, &[cand(1, 28, 1_000_000)], &mut out);
         let tbs = tbs_for_mcs(Channel::Pdsch, 28, 100).unwrap() / 8;
         assert_eq!(
             out,
@@ -319,7 +326,7 @@ mod tests {
         let mut s = PfScheduler::new(PfParams::default(), 2);
         let mut out = Vec::new();
         // Both unserved (equal R̄): the higher rate goes first, needs few PRBs for 500 octets.
-        s.schedule(0, &[cand(0, 10, 1_000_000), cand(1, 20, 500)], &mut out);
+        s.schedule(0, 0, &[cand(0, 10, 1_000_000), cand(1, 20, 500)], &mut out);
         assert_eq!(out[0].ue, 1);
         let n1 = out[0].n_prb;
         assert!(tbs_for_mcs(Channel::Pdsch, 20, n1).unwrap() / 8 >= 500);
@@ -344,6 +351,7 @@ mod tests {
         for tti in 0..10_000 {
             s.schedule(
                 tti,
+                0,
                 &[cand(0, 5, u32::MAX), cand(1, 25, u32::MAX)],
                 &mut out,
             );
@@ -363,7 +371,7 @@ mod tests {
         let p = PfParams::default();
         let mut s = PfScheduler::new(p.clone(), 2);
         let mut out = Vec::new();
-        s.schedule(0, &[cand(0, 15, u32::MAX)], &mut out);
+        s.schedule(0, 0, &[cand(0, 15, u32::MAX)], &mut out);
         let after = s.avg_bps(0, 1);
         // 40 TTIs without data: one power instead of 40 updates.
         let mut r = after;
@@ -380,10 +388,10 @@ mod tests {
         let mut s = PfScheduler::new(PfParams::default(), 40);
         let cands: Vec<Candidate> = (0..40).map(|u| cand(u, (u % 28) as u8, 300)).collect();
         let mut out = Vec::with_capacity(40);
-        s.schedule(0, &cands, &mut out);
+        s.schedule(0, 0, &cands, &mut out);
         let (cap_out, cap_order) = (out.capacity(), s.order.capacity());
         for tti in 1..100 {
-            s.schedule(tti, &cands, &mut out);
+            s.schedule(tti, 0, &cands, &mut out);
         }
         assert_eq!((out.capacity(), s.order.capacity()), (cap_out, cap_order));
         assert!(out.iter().map(|a| a.n_prb).sum::<u32>() <= 100);
