@@ -52,6 +52,13 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "ack_control": C.AckControlConfig,
     "rlp": C.RlpConfig,
     "bs_ack": C.BsAckConfig,
+    "lte": C.LteConfig,
+    "lte_cell": C.LteCellConfig,
+    "lte_fading": C.LteFadingConfig,
+    "lte_harq": C.LteHarqConfig,
+    "lte_uplink": C.LteUplinkConfig,
+    "lte_rlc": C.LteRlcConfig,
+    "ack_filter": C.AckFilterConfig,
 }
 
 
@@ -73,6 +80,13 @@ def test_section_defaults_equal_rust_defaults(name):
 
 def test_every_section_type_is_compared():
     assert set(_models(C.ScenarioConfig)) <= set(SECTIONS.values())
+
+
+def test_lte_buffer_default_is_its_own():
+    # On purpose: an LTE UE's downlink buffer holds 1000 SDUs (a 100-PRB cell drains fast).
+    assert C.LteConfig().buffer.model_dump(mode="json") == json.loads(
+        _core.default_section_json("lte_buffer")
+    )
 
 
 def test_rlp_forward_channel_has_its_own_default():

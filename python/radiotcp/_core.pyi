@@ -46,6 +46,9 @@ def check_config(config_json: str) -> None:
     """Parse and validate a resolved configuration (JSON) as :func:`simulate` does, without
     running it. Raises ``radiotcp.ConfigError`` naming the first problem."""
 
+def lte_mcs_sinr_db(mcs: int) -> float:
+    """SINR (dB) at which downlink MCS `mcs` (0..=28) reaches 10 % BLER."""
+
 def version() -> str:
     """Version of the Rust core crate."""
 

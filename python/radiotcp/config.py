@@ -715,10 +715,235 @@ class RlpConfig(_Model):
     )
 
 
+class LteCellConfig(_Model):
+    """The Case-1 drop of the LTE cell (lte-cell.md section 1; TR 36.814 A.2.1): 7 sites x 3
+    sectors, UEs uniform in the centre site's hexagon and attached to its best sector."""
+
+    isd_m: PosFloat = Field(500.0, description="Inter-site distance, m.")
+    enb_power_dbm: float | None = Field(
+        None,
+        ge=-30.0,
+        le=80.0,
+        allow_inf_nan=False,
+        description="eNB power over the band, dBm; unset = 43 / 46 / 49 dBm at 5 / 10 / 20 MHz.",
+    )
+    shadowing_sigma_db: NonNegFloat = Field(8.0, description="Log-normal shadowing, dB.")
+    penetration_loss_db: NonNegFloat = Field(20.0, description="Building penetration loss, dB.")
+    min_distance_m: NonNegFloat = Field(35.0, description="Closest a UE is dropped to a site, m.")
+    ue_noise_figure_db: NonNegFloat = Field(9.0, description="UE noise figure, dB.")
+    ue_sinr_db: list[Annotated[float, Field(ge=-100.0, le=100.0, allow_inf_nan=False)]] | None = (
+        Field(
+            None,
+            description="Per-UE mean downlink SINR, dB, instead of a drop (one value per UE; "
+            "sectors then go round robin and positions are undefined).",
+        )
+    )
+    sectors: int = Field(
+        3,
+        ge=1,
+        le=3,
+        description="With ue_sinr_db: the UEs go round robin over this many sectors (1 = all "
+        "in one cell, for a single-cell comparison).",
+    )
+    drop_seed: int | None = Field(
+        None,
+        ge=0,
+        le=2**64 - 1,
+        description="Draw the drop from this seed instead of each run's own, so that all "
+        "replications share one placement of UEs (per-UE figures); unset = a drop per run.",
+    )
+
+
+class LteFadingConfig(_Model):
+    """Fast fading of each UE's links (lte-cell.md section 2.2)."""
+
+    model: Literal["none", "rayleigh", "jakes"] = Field(
+        "jakes",
+        description="'none', 'rayleigh' (i.i.d. block Rayleigh per TTI) or 'jakes' (sum of "
+        "sinusoids at speed_kmh).",
+    )
+    speed_kmh: float = Field(
+        3.0, gt=0.0, le=500.0, allow_inf_nan=False, description="UE speed, km/h."
+    )
+    carrier_ghz: float = Field(
+        2.0, ge=0.4, le=100.0, allow_inf_nan=False, description="Carrier frequency, GHz."
+    )
+    sinusoids: int = Field(16, ge=1, le=256, description="Sinusoids of the Jakes model.")
+
+
+class LteHarqConfig(_Model):
+    """HARQ of both links (model-specs 4.1): feedback at n + 4, retransmission at n + 8."""
+
+    max_tx: int = Field(
+        4, ge=1, le=28, description="Transmissions of a block before HARQ gives up (ns-3: 4)."
+    )
+    processes: int = Field(8, ge=1, le=16, description="HARQ processes per UE and link.")
+
+
+class LteUplinkConfig(_Model):
+    """The uplink request path and scheduler (model-specs 4.1, 4.2, 4.4; lte-cell.md 2.5)."""
+
+    scheduler: Literal["pf", "round_robin"] = Field(
+        "pf",
+        description="'pf' (PF order, chunks sized to the reported buffer) or 'round_robin' "
+        "(ns-3 PfFfMacScheduler's uplink: equal shares).",
+    )
+    min_prb: int = Field(1, ge=1, le=100, description="Fewest PRBs in a grant.")
+    bsr: Literal["standard", "ideal"] = Field(
+        "standard",
+        description="'standard' (SR on PUCCH, regular/periodic/padding BSR in the block) or "
+        "'ideal' (ns-3: the eNB learns the buffer every TTI with new data; no SR).",
+    )
+    sr_period_ms: Literal[1, 2, 5, 10, 20, 40, 80] = Field(
+        10, description="SR periodicity T_SR, ms (TS 36.213 Table 10.1.5-1)."
+    )
+    sr_grant_delay_tti: int = Field(
+        4, ge=0, le=100, description="An SR at n is answered by a grant at n + this."
+    )
+    sr_grant_bytes: int = Field(
+        125, ge=8, le=100_000, description="What the eNB grants for an SR, octets."
+    )
+    periodic_bsr_tti: int | None = Field(
+        10, ge=1, le=U32_MAX, description="periodicBSR-Timer, subframes; unset = infinity."
+    )
+    retx_bsr_tti: int = Field(2560, ge=1, le=U32_MAX, description="retxBSR-Timer, subframes.")
+    dsr_trans_max: Literal[4, 8, 16, 32, 64] = Field(
+        64, description="dsr-TransMax: SRs before the UE would fall back to random access."
+    )
+    fixed_mcs: int | None = Field(
+        None,
+        ge=0,
+        le=28,
+        description="One UL MCS for every UE (ns-3 uses 0); unset = link adaptation.",
+    )
+    p0_dbm: float = Field(
+        -106.0, ge=-200.0, le=80.0, allow_inf_nan=False, description="P0 per PRB, dBm."
+    )
+    ue_power_dbm: float = Field(
+        23.0, ge=-200.0, le=80.0, allow_inf_nan=False, description="UE maximum power, dBm."
+    )
+    enb_noise_figure_db: NonNegFloat = Field(5.0, description="eNB noise figure, dB.")
+    iot_db: NonNegFloat = Field(2.0, description="Interference over thermal at the eNB, dB.")
+    sc_fdma_loss_db: NonNegFloat = Field(1.0, description="SC-FDMA loss, dB.")
+    reference_prb: int = Field(
+        4, ge=1, le=100, description="PRBs the UL SINR is computed for when power-limited."
+    )
+
+
+class LteRlcConfig(_Model):
+    """RLC per UE and direction (TS 36.322; docs/models/lte-rlc.md)."""
+
+    mode: Literal["am", "um"] = Field("am", description="'am' or 'um'.")
+    t_poll_retransmit_ms: TimerMs = Field(45.0, description="t-PollRetransmit, ms.")
+    t_reordering_ms: TimerMs = Field(35.0, description="t-Reordering, ms.")
+    t_status_prohibit_ms: TimerOrOffMs = Field(
+        10.0, description="t-StatusProhibit, ms; 0 = none."
+    )
+    poll_pdu: int = Field(4, ge=1, le=U32_MAX, description="pollPDU.")
+    poll_byte: int = Field(25_000, ge=1, le=2**63 - 1, description="pollByte, octets.")
+    max_retx: int = Field(
+        32, ge=1, le=32, description="maxRetxThreshold (then the SDU is discarded)."
+    )
+    pdcp_header_bytes: int = Field(2, ge=0, le=64, description="PDCP header per SDU, octets.")
+    rlc_header_bytes: int = Field(2, ge=0, le=64, description="RLC header per PDU, octets.")
+    mac_header_bytes: int = Field(2, ge=0, le=64, description="MAC subheader per block, octets.")
+
+
+class AckFilterConfig(_Model):
+    """TCP ACK filtering in each UE's uplink buffer (Ohta et al. section II.A;
+    docs/models/ack-filter.md)."""
+
+    scheme: Literal["basic", "passive", "active", "hybrid", "hybrid_opt", "cake"] = Field(
+        "basic",
+        description="'basic' (none), 'passive' (at a grant, ratio; 1 = Granted ACK), 'active' "
+        "(on arrival, threshold; 1 = Highest ACK), 'hybrid' (both), 'hybrid_opt' (Hybrid with "
+        "the per-UE T_opt of eq. (2)) or 'cake' (CAKE's ACK filter).",
+    )
+    ratio: float = Field(
+        1.0, ge=0.0, le=1.0, allow_inf_nan=False, description="Passive Discard ratio."
+    )
+    threshold: int = Field(
+        6, ge=1, le=U32_MAX, description="Active Discard threshold T (ratio 0.94 is T = 6)."
+    )
+    rounding: Literal["ceil", "nearest"] = Field(
+        "ceil",
+        description="How eq. (2) rounds N_ack: 'ceil' as printed, 'nearest' (what reproduces "
+        "the printed T_opt column).",
+    )
+    segment_bytes: int | None = Field(
+        None, ge=1, le=65_535, description="S_TCP_segment of eq. (1); unset = the MSS."
+    )
+    aggressive: bool = Field(False, description="CAKE's aggressive mode.")
+
+
+class LteConfig(_Model):
+    """``access.kind = "lte"``: an LTE-A Pro site of three sectors with `ues` UEs, each with
+    `flows.count` TCP downloads (Ohta et al., CSCN 2018; docs/models/lte-cell.md)."""
+
+    kind: Literal["lte"] = Field("lte", description="The access network: 'lte'.")
+    ues: int = Field(10, ge=1, le=1000, description="UEs dropped in the centre site.")
+    bandwidth_mhz: Literal[5, 10, 20] = Field(
+        20, description="Carrier bandwidth, MHz (25, 50, 100 PRB)."
+    )
+    sinr_offset_db: float = Field(
+        0.0,
+        ge=-50.0,
+        le=50.0,
+        allow_inf_nan=False,
+        description="Added to every UE's downlink SINR, dB (calibration for 2x2 MIMO).",
+    )
+    cqi_delay_tti: int = Field(
+        6, ge=0, le=1000, description="Age of the CQI an MCS is chosen from, TTIs."
+    )
+    olla_step_db: float = Field(
+        0.1,
+        ge=0.0,
+        le=10.0,
+        allow_inf_nan=False,
+        description="Outer-loop link adaptation: the SINR offset rises by this step on a "
+        "decoded first transmission and falls by 9 steps on a failed one (10 % BLER); 0 = off.",
+    )
+    cell: LteCellConfig = Field(default_factory=LteCellConfig, description="The drop.")
+    fading: LteFadingConfig = Field(default_factory=LteFadingConfig, description="Fast fading.")
+    harq: LteHarqConfig = Field(default_factory=LteHarqConfig, description="HARQ.")
+    pf_time_constant_tti: float = Field(
+        100.0, ge=1.0, le=1e6, allow_inf_nan=False, description="PF EWMA time constant, TTIs."
+    )
+    uplink: LteUplinkConfig = Field(default_factory=LteUplinkConfig, description="Uplink.")
+    rlc: LteRlcConfig = Field(default_factory=LteRlcConfig, description="RLC and headers.")
+    buffer: BufferConfig = Field(
+        default_factory=lambda: BufferConfig(limit_sdus=1000),
+        description="Each UE's downlink buffer at the eNB.",
+    )
+    ack_filter: AckFilterConfig = Field(
+        default_factory=AckFilterConfig, description="ACK filter in each UE's uplink buffer."
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> LteConfig:
+        n_prb = {5: 25, 10: 50, 20: 100}[self.bandwidth_mhz]
+        for key, v in (
+            ("uplink.min_prb", self.uplink.min_prb),
+            ("uplink.reference_prb", self.uplink.reference_prb),
+        ):
+            if v > n_prb:
+                raise _constraint(key, v, f"an integer in 1..={n_prb} (the carrier's PRBs)")
+        sinr = self.cell.ue_sinr_db
+        if sinr is not None and len(sinr) != self.ues:
+            raise _constraint("cell.ue_sinr_db", f"{len(sinr)} values", "exactly `ues` values")
+        if self.cell.isd_m <= 2 * self.cell.min_distance_m:
+            raise _constraint(
+                "cell.isd_m", self.cell.isd_m, "a distance greater than twice cell.min_distance_m"
+            )
+        return self
+
+
 # The name the models of radiotcp 0.2 used for the UMTS table (`[radio]`).
 RadioConfig = UmtsConfig
 
-AccessConfig = Annotated[WiredAccess | UmtsConfig | RlpConfig, Field(discriminator="kind")]
+AccessConfig = Annotated[
+    WiredAccess | UmtsConfig | RlpConfig | LteConfig, Field(discriminator="kind")
+]
 
 # Tables of radiotcp 0.2 files that are now `access` with a kind (read as such).
 LEGACY_ACCESS = {"radio": "umts", "rlp": "rlp"}
@@ -752,8 +977,9 @@ class ScenarioConfig(_Model):
     access: AccessConfig = Field(
         default_factory=WiredAccess,
         description="What joins the end of the wired chain to the client: kind = 'wired' (the "
-        "last link reaches it), 'umts' (a UMTS bearer with RLC AM) or 'rlp' (an IS-707 RLP "
-        "link). The other keys of the table are those of its kind.",
+        "last link reaches it), 'umts' (a UMTS bearer with RLC AM), 'rlp' (an IS-707 RLP "
+        "link) or 'lte' (an LTE site with many UEs). The other keys of the table are those "
+        "of its kind.",
     )
     bs_ack: BsAckConfig = Field(
         default_factory=BsAckConfig, description="The base-station ACK controller."
@@ -787,6 +1013,13 @@ class ScenarioConfig(_Model):
                 raise _constraint(
                     f"links.{i}.queue.limit_bytes", lb, "at least tcp.packet_size_bytes"
                 )
+        ues = self.access.ues if isinstance(self.access, LteConfig) else 1
+        if self.flows.count * ues > 100_000:
+            raise _constraint(
+                "flows.count",
+                self.flows.count,
+                "at most 100000 flows in all (flows.count per UE x access.ues)",
+            )
         return self
 
 

@@ -18,6 +18,9 @@
 //! - with the base-station ACK controller: `drops.bs.already_acked` (in `drops` too) and
 //!   `bs.<field>` (ACKs in/sent/held/dropped/generated, RTT samples, ACK queue);
 //!   `links.<link>.<dir>.reordered` on links with a variable delay;
+//! - with the LTE cell: `drops.lte.<reason>` (in `drops` too), `lte.<field>` (cell totals,
+//!   goodput and Jain index over UEs, ACKs in/sent/discarded, HARQ, SR/BSR/grants, means) and
+//!   `lte.ues.<i>.<field>` per UE (position, SINR, MCS, TBS, T_opt, BLER, ACKs, delays);
 //! - `events`, `measured_s`; `flows.<i>.<field>` for every numeric per-flow field.
 //!
 //! Undefined values (a delay with no sample, fairness with no goodput) are NaN.
@@ -44,7 +47,7 @@ fn weighted(pairs: impl Iterator<Item = (f64, f64)>) -> f64 {
 }
 
 /// Jain's fairness index (sum x)^2 / (n sum x^2); NaN for no flows or all-zero goodput.
-fn jain(x: &[f64]) -> f64 {
+pub fn jain(x: &[f64]) -> f64 {
     let s2: f64 = x.iter().map(|v| v * v).sum();
     if x.is_empty() || s2 <= 0.0 {
         return f64::NAN;
@@ -126,6 +129,7 @@ pub fn flat_metrics(r: &RunResult) -> Vec<(String, f64)> {
         ("bearer", r.bearer.as_ref().map(fields)),
         ("rlp", r.rlp.as_ref().map(fields)),
         ("bs", r.bs_ack.as_ref().map(fields)),
+        ("lte", r.lte.as_ref().map(|l| fields(&l.cell))),
     ];
     for (name, section) in sections {
         let Some((nums, d)) = section else { continue };
@@ -139,6 +143,13 @@ pub fn flat_metrics(r: &RunResult) -> Vec<(String, f64)> {
         }
         for (k, v) in nums {
             out.push((format!("{name}.{k}"), v));
+        }
+    }
+    if let Some(l) = &r.lte {
+        for u in &l.ues {
+            for (k, v) in fields(u).0 {
+                out.push((format!("lte.ues.{}.{k}", u.ue), v));
+            }
         }
     }
     out.push(("drops".into(), total_drops));

@@ -194,6 +194,154 @@ pub struct RlpLinkStats {
     pub max_goodput_kbps: f64,
 }
 
+/// The LTE cell (when the scenario has one): `lte.<field>` for the cell, `drops.lte.<reason>`,
+/// and `lte.ues.<i>.<field>` per UE (`metrics.rs`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LteStats {
+    /// Flows are numbered UE by UE: flow g belongs to UE g / flows_per_ue.
+    pub flows_per_ue: u32,
+    pub cell: LteCellStats,
+    pub ues: Vec<LteUeStats>,
+}
+
+/// Cell-wide totals and means. Counters cover the whole run; goodput the measured interval.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LteCellStats {
+    /// Downlink SDUs dropped by the per-UE buffers, by reason, and discarded by the eNB's
+    /// RLC after max_retx ("rlc_discard").
+    pub drops: BTreeMap<String, u64>,
+    pub ues: u32,
+    /// UEs of the drop that attached to a neighbour site and were drawn again.
+    pub redrawn_ues: u64,
+    /// Sum of the UEs' downlink goodput (kb/s) and Jain's index over the UEs.
+    pub goodput_kbps: f64,
+    pub fairness_jain: f64,
+    /// TCP ACKs entering the UEs' uplink buffers, sent on PUSCH, and discarded by the filter.
+    pub acks_in: u64,
+    pub acks_sent: u64,
+    pub acks_discarded: u64,
+    pub acks_discarded_passive: u64,
+    pub acks_discarded_active: u64,
+    pub acks_discarded_cake: u64,
+    pub dl_blocks: u64,
+    pub ul_blocks: u64,
+    pub dl_harq_retx: u64,
+    pub ul_harq_retx: u64,
+    pub dl_harq_given_up: u64,
+    pub ul_harq_given_up: u64,
+    pub srs: u64,
+    pub bsrs: u64,
+    pub padding_bsrs: u64,
+    pub grants: u64,
+    pub sr_give_ups: u64,
+    pub rlc_discards: u64,
+    /// Means over UEs (NaN-free UEs only) of the per-UE values of the same name.
+    pub dl_mean_mcs: f64,
+    pub dl_bler: f64,
+    pub ul_bler: f64,
+    pub t_opt_mean: f64,
+    pub ul_ack_delay_mean_ms: f64,
+    pub mean_buffer_sdus: f64,
+}
+
+impl LteCellStats {
+    pub fn add(&mut self, u: &LteUeStats) {
+        self.acks_in += u.acks_in;
+        self.acks_sent += u.acks_sent;
+        self.acks_discarded += u.acks_discarded;
+        self.acks_discarded_passive += u.acks_discarded_passive;
+        self.acks_discarded_active += u.acks_discarded_active;
+        self.acks_discarded_cake += u.acks_discarded_cake;
+        self.dl_blocks += u.dl_blocks;
+        self.ul_blocks += u.ul_blocks;
+        self.dl_harq_retx += u.dl_harq_retx;
+        self.ul_harq_retx += u.ul_harq_retx;
+        self.dl_harq_given_up += u.dl_harq_given_up;
+        self.ul_harq_given_up += u.ul_harq_given_up;
+        self.srs += u.srs;
+        self.bsrs += u.bsrs;
+        self.padding_bsrs += u.padding_bsrs;
+        self.grants += u.grants;
+        self.sr_give_ups += u.sr_give_ups;
+        self.rlc_discards += u.rlc_discards;
+    }
+
+    /// The means over UEs.
+    pub fn finish_means(&mut self, ues: &[LteUeStats]) {
+        let mean = |f: &dyn Fn(&LteUeStats) -> f64| {
+            let v: Vec<f64> = ues.iter().map(f).filter(|x| x.is_finite()).collect();
+            if v.is_empty() {
+                f64::NAN
+            } else {
+                v.iter().sum::<f64>() / v.len() as f64
+            }
+        };
+        self.dl_mean_mcs = mean(&|u| u.dl_mean_mcs);
+        self.dl_bler = mean(&|u| u.dl_bler);
+        self.ul_bler = mean(&|u| u.ul_bler);
+        self.t_opt_mean = mean(&|u| u.t_opt as f64);
+        self.ul_ack_delay_mean_ms = mean(&|u| u.ul_ack_delay_mean_ms);
+        self.mean_buffer_sdus = mean(&|u| u.mean_buffer_sdus);
+    }
+}
+
+/// One UE of the LTE cell.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LteUeStats {
+    pub ue: u32,
+    /// Serving sector of the centre site (0, 1, 2).
+    pub sector: u32,
+    /// Position (m, the serving site at the origin; NaN when SINRs were given per UE).
+    pub x_m: f64,
+    pub y_m: f64,
+    pub distance_m: f64,
+    /// Mean wideband SINR, dB: downlink (offset included), uplink per PRB.
+    pub dl_sinr_db: f64,
+    pub ul_sinr_db: f64,
+    /// Downlink goodput of the UE's flows over the measured interval, kb/s.
+    pub goodput_kbps: f64,
+    /// Mean MCS and TBS (octets) of its new downlink blocks.
+    pub dl_mean_mcs: f64,
+    pub dl_mean_tbs_bytes: f64,
+    /// Eq. (1)'s S_TBS: the whole-band TBS at its MCS, averaged over the TTIs it had data.
+    pub s_tbs_bytes: f64,
+    /// Hybrid(opt)'s threshold at the end of the run (1 for other schemes).
+    pub t_opt: u32,
+    pub dl_blocks: u64,
+    /// Failed transmissions over all transmissions (first and HARQ retransmissions).
+    pub dl_bler: f64,
+    pub dl_harq_retx: u64,
+    pub dl_harq_given_up: u64,
+    pub ul_mean_mcs: f64,
+    pub ul_blocks: u64,
+    pub ul_bler: f64,
+    pub ul_harq_retx: u64,
+    pub ul_harq_given_up: u64,
+    /// TCP ACKs into the uplink buffer (and how many were duplicates), sent, discarded.
+    pub acks_in: u64,
+    pub dup_acks_in: u64,
+    pub acks_sent: u64,
+    pub acks_discarded: u64,
+    pub acks_discarded_passive: u64,
+    pub acks_discarded_active: u64,
+    pub acks_discarded_cake: u64,
+    /// From the TCP receiver sending an ACK to the eNB's RLC delivering it (measured
+    /// interval), ms.
+    pub ul_ack_delay_mean_ms: f64,
+    pub srs: u64,
+    pub bsrs: u64,
+    pub padding_bsrs: u64,
+    pub grants: u64,
+    pub sr_give_ups: u64,
+    pub dl_rlc_retransmitted: u64,
+    pub ul_rlc_retransmitted: u64,
+    pub rlc_discards: u64,
+    /// The downlink buffer (SDUs queued or held by the eNB's RLC): time average over the
+    /// measured interval and maximum.
+    pub mean_buffer_sdus: f64,
+    pub max_buffer_sdus: u32,
+}
+
 /// One time series: sample times, an entity id (flow or link index) and a value.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Trace {
@@ -278,6 +426,8 @@ pub struct RunResult {
     pub bearer: Option<BearerStats>,
     pub rlp: Option<RlpLinkStats>,
     pub bs_ack: Option<BsAckResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lte: Option<LteStats>,
     #[serde(skip)]
     pub traces: Option<Traces>,
     /// Set when the run ended early by its budget (`RunOptions::max_events`, the caller's

@@ -276,6 +276,7 @@ impl Sim {
             bearer: None,
             rlp: None,
             bs_ack: None,
+            lte: None,
             traces: None,
             halted: None,
         };
@@ -293,6 +294,18 @@ impl Sim {
                 r.links
                     .push(LinkStats::new(i as u32, &link.name, dir, st, reordered));
             }
+        }
+        if let Some(l) = r.lte.as_mut() {
+            // Per-UE goodput from the UE's flows (numbered UE by UE), and the cell's.
+            for f in &r.flows {
+                let u = (f.flow / l.flows_per_ue.max(1)) as usize;
+                if let Some(ue) = l.ues.get_mut(u) {
+                    ue.goodput_kbps += f.m.goodput_kbps;
+                }
+            }
+            let g: Vec<f64> = l.ues.iter().map(|u| u.goodput_kbps).collect();
+            l.cell.goodput_kbps = g.iter().sum();
+            l.cell.fairness_jain = crate::metrics::jain(&g);
         }
         r.traces = self.probe.traces.take();
         r

@@ -6,6 +6,7 @@
 //! ```text
 //! server --link 0--> router --link 1--> ... --link n-1--> client            (access = wired)
 //! server --link 0--> router --link 1--> ... --link n-1--> access node == UE (umts, rlp)
+//! server --link 0--> router --link 1--> ... --link n-1--> LTE site == UE 1, ..., UE N (lte)
 //! ```
 //!
 //! Packets carry their destination host; every node looks the next hop up in `routes`,
@@ -137,16 +138,20 @@ impl Net {
 
 /// Build the simulation of one replication from a validated configuration.
 pub fn build(cfg: &ScenarioConfig, seed: u64, run_index: u64, opts: &RunOptions) -> Sim {
-    let nflows = cfg.flows.count as usize;
+    let nflows = cfg.total_flows();
+    let per_ue = cfg.flows.count as usize;
+    let nues = cfg.access.ue_count() as usize;
     let nlinks = cfg.links.len();
     // Node numbering: the server, a router between consecutive links, then the far end.
+    // Hosts: the server is host 0, the UEs (one unless the access is an LTE cell) 1, 2, ...
     const SERVER: HostId = 0;
-    const CLIENT: HostId = 1;
     let server_node: NodeId = 0;
     let far_node = nlinks as NodeId;
-    let mut nodes: Vec<Node> = Vec::with_capacity(nlinks + 2);
+    let mut nodes: Vec<Node> = Vec::with_capacity(nlinks + 2 + nues);
     let mut server = Host::new(SERVER, nflows);
-    let mut client = Host::new(CLIENT, nflows);
+    let mut clients: Vec<Host> = (0..nues)
+        .map(|u| Host::new(1 + u as HostId, nflows))
+        .collect();
     let sp = sender_params(&cfg.tcp);
     let rp = receiver_params(&cfg.tcp);
     let mut q = EventQueue::new();
@@ -161,12 +166,15 @@ pub fn build(cfg: &ScenarioConfig, seed: u64, run_index: u64, opts: &RunOptions)
         };
         let start = secs(start_s);
         let flow = i as u32;
+        // Flows are numbered UE by UE.
+        let ue = i / per_ue;
+        let client = 1 + ue as HostId;
         q.schedule(
             start,
             Event::Node(server_node, NodeEvent::Host(HostEvent::FlowStart(flow))),
         );
-        server.add_sender(flow, CLIENT, sp.clone(), cfg.tcp.header_bytes, start);
-        client.add_receiver(flow, SERVER, rp.clone(), cfg.tcp.ack_size_bytes);
+        server.add_sender(flow, client, sp.clone(), cfg.tcp.header_bytes, start);
+        clients[ue].add_receiver(flow, SERVER, rp.clone(), cfg.tcp.ack_size_bytes);
     }
     nodes.push(Node::Host(server));
     let bs_link = cfg.bs_ack.params().map(|p| {
@@ -220,17 +228,23 @@ pub fn build(cfg: &ScenarioConfig, seed: u64, run_index: u64, opts: &RunOptions)
     };
     let probe = Probe::new(nflows, secs(cfg.simulation.warmup_s), opts.traces);
     let mut attached = Vec::new();
-    let mut hosts = vec![server_node, far_node];
-    // The far end: the client itself, or an access node with the UE host attached to it.
-    let access = Node::access(cfg, CLIENT, seed, run_index);
-    if let Some(node) = access {
-        nodes.push(node);
-        // The UE host, attached to the access node.
-        let ue_node = nodes.len() as NodeId;
-        attached.push((far_node, ue_node));
-        hosts[CLIENT as usize] = ue_node;
+    let mut hosts = vec![server_node; 1 + nues];
+    // The far end: the client itself, or an access node with the UE hosts attached to it.
+    match Node::access(cfg, 1, seed, run_index) {
+        Some(node) => {
+            nodes.push(node);
+            for (u, client) in clients.into_iter().enumerate() {
+                let ue_node = nodes.len() as NodeId;
+                attached.push((far_node, ue_node));
+                hosts[1 + u] = ue_node;
+                nodes.push(Node::Host(client));
+            }
+        }
+        None => {
+            hosts[1] = far_node;
+            nodes.extend(clients.into_iter().map(Node::Host));
+        }
     }
-    nodes.push(Node::Host(client));
     net.compute_routes(nodes.len(), &hosts, &attached);
     Sim::new(
         q,

@@ -14,8 +14,8 @@ use pyo3::types::PyDict;
 use radiotcp_core::ack::AckRateControl;
 use radiotcp_core::config::{
     AccessConfig, AckControlConfig, BsAckConfig, CodelConfig, DelayLevelConfig, FlowsConfig,
-    LinkConfig, PieConfig, QueueConfig, RedConfig, RlpConfig, SbdConfig, SimulationConfig,
-    SpikeConfig, TcpConfig, UmtsConfig, VariableDelayConfig, WiredAccessConfig,
+    LinkConfig, LteConfig, PieConfig, QueueConfig, RedConfig, RlpConfig, SbdConfig,
+    SimulationConfig, SpikeConfig, TcpConfig, UmtsConfig, VariableDelayConfig, WiredAccessConfig,
 };
 use radiotcp_core::engine::to_secs;
 use radiotcp_core::{
@@ -215,6 +215,16 @@ fn simulate_metrics(
     Ok((radiotcp_core::metrics::flat_metrics_json(&result), wall))
 }
 
+/// The SINR (dB) at which downlink MCS `mcs` (0..=28) reaches 10 % BLER: the LTE cell's
+/// link-adaptation threshold, for placing a UE at a given MCS (`access.cell.ue_sinr_db`).
+#[pyfunction]
+fn lte_mcs_sinr_db(mcs: u8) -> PyResult<f64> {
+    radiotcp_core::radio::lte::amc::MCS_SINR_10PCT_DB
+        .get(mcs as usize)
+        .copied()
+        .ok_or_else(|| PyValueError::new_err(format!("mcs = {mcs}: expected an MCS in 0..=28")))
+}
+
 /// The ACK rate control's inter-departure time t_id (ms) at each buffer occupancy in `bo`
 /// (SDUs), for the `access.ack_control` settings of `config_json`: the function the simulator
 /// uses, for plotting it (the papers' Figs. 5 and 9). All zeros when the mode is `none`.
@@ -279,6 +289,14 @@ const SECTIONS: &[&str] = &[
     "ack_control",
     "rlp",
     "bs_ack",
+    "lte",
+    "lte_cell",
+    "lte_fading",
+    "lte_harq",
+    "lte_uplink",
+    "lte_rlc",
+    "lte_buffer",
+    "ack_filter",
 ];
 
 /// JSON of the Rust `Default` of one configuration section type, by name: the values a
@@ -288,6 +306,7 @@ const SECTIONS: &[&str] = &[
 #[pyfunction]
 fn default_section_json(name: &str) -> PyResult<String> {
     let radio = UmtsConfig::default();
+    let lte = LteConfig::default();
     match name {
         "scenario" => to_json(&ScenarioConfig::default()),
         "simulation" => to_json(&SimulationConfig::default()),
@@ -310,6 +329,14 @@ fn default_section_json(name: &str) -> PyResult<String> {
         "ack_control" => to_json(&AckControlConfig::default()),
         "rlp" => to_json(&AccessConfig::Rlp(RlpConfig::default())),
         "bs_ack" => to_json(&BsAckConfig::default()),
+        "lte" => to_json(&AccessConfig::Lte(lte.clone())),
+        "lte_cell" => to_json(&lte.cell),
+        "lte_fading" => to_json(&lte.fading),
+        "lte_harq" => to_json(&lte.harq),
+        "lte_uplink" => to_json(&lte.uplink),
+        "lte_rlc" => to_json(&lte.rlc),
+        "lte_buffer" => to_json(&lte.buffer),
+        "ack_filter" => to_json(&lte.ack_filter),
         _ => Err(PyValueError::new_err(format!(
             "unknown section {name:?}; known: {}",
             SECTIONS.join(", ")
@@ -363,6 +390,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(default_section_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_config, m)?)?;
     m.add_function(wrap_pyfunction!(ack_t_id_ms, m)?)?;
+    m.add_function(wrap_pyfunction!(lte_mcs_sinr_db, m)?)?;
     m.add_function(wrap_pyfunction!(source_hash, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())

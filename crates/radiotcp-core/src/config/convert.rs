@@ -3,14 +3,22 @@
 //! is the only bridge, and the only place that knows both.
 
 use super::{
-    AckControlConfig, AckControlMode, AckRelease, BufferConfig, BufferDisciplineKind,
-    ChannelConfig, ChannelKind, LinkConfig, RlpConfig, TcpConfig, TcpVariant, UmtsConfig,
+    AckControlConfig, AckControlMode, AckFilterKind, AckRelease, BsrKind, BufferConfig,
+    BufferDisciplineKind, ChannelConfig, ChannelKind, FadingKind, LinkConfig, LteConfig,
+    RlcModeKind, RlpConfig, RoundingKind, TcpConfig, TcpVariant, UlSchedulerKind, UmtsConfig,
 };
+use crate::ack::filter::{AckFilterParams, AckFilterScheme, TOptRounding};
 use crate::ack::{self, AckRateParams};
 use crate::engine::{millis, RngStream, Time};
 use crate::link::{Dir, LinkDirParams};
 use crate::queue::{Aqm, BufferDiscipline, Codel, Pie, Red, Sbd};
 use crate::radio::channel::{ChannelModel, MarkovParams};
+use crate::radio::lte::fading::{doppler_hz, FadingModel};
+use crate::radio::lte::geometry::CellParams;
+use crate::radio::lte::harq::HarqParams;
+use crate::radio::lte::rlc::{LteRlcParams, RlcMode};
+use crate::radio::lte::sched::{PfParams, UlMode};
+use crate::radio::lte::ul_mac::{BsrMode, UlMacParams};
 use crate::radio::rlc_am::RlcAmParams;
 use crate::radio::rlp::RlpParams;
 use crate::tcp::{self, ReceiverParams, SenderParams, SSTHRESH_INFINITE};
@@ -163,4 +171,127 @@ pub fn buffer_discipline(
         )),
     };
     BufferDiscipline::new(limit, aqm)
+}
+
+// The LTE cell (`access.kind = "lte"`).
+
+impl LteConfig {
+    pub fn harq_params(&self) -> HarqParams {
+        HarqParams {
+            processes: self.harq.processes,
+            max_tx: self.harq.max_tx,
+            ..HarqParams::default()
+        }
+    }
+
+    /// The UL MAC of a UE whose SR opportunities fall at `sr_offset` within the period.
+    pub fn ul_mac_params(&self, sr_offset: u32) -> UlMacParams {
+        let u = &self.uplink;
+        UlMacParams {
+            mode: match u.bsr {
+                BsrKind::Standard => BsrMode::Standard,
+                BsrKind::Ideal => BsrMode::Ideal,
+            },
+            sr_period: u.sr_period_ms,
+            sr_offset,
+            dsr_trans_max: u.dsr_trans_max,
+            periodic_bsr: u.periodic_bsr_tti,
+            retx_bsr: u.retx_bsr_tti,
+        }
+    }
+
+    pub fn pf_params(&self) -> PfParams {
+        PfParams {
+            n_prb: self.n_prb(),
+            t_c: self.pf_time_constant_tti,
+            ..PfParams::default()
+        }
+    }
+
+    pub fn ul_mode(&self) -> UlMode {
+        let min_prb = self.uplink.min_prb;
+        match self.uplink.scheduler {
+            UlSchedulerKind::Pf => UlMode::Pf { min_prb },
+            UlSchedulerKind::RoundRobin => UlMode::RoundRobin { min_prb },
+        }
+    }
+
+    /// The Case-1 layout at this carrier, with the configured overrides.
+    pub fn cell_params(&self) -> CellParams {
+        let c = &self.cell;
+        let mut p = CellParams::case1(self.n_prb());
+        if let Some(power) = c.enb_power_dbm {
+            p.enb_power_dbm = power;
+        }
+        p.isd_m = c.isd_m;
+        p.shadowing_sigma_db = c.shadowing_sigma_db;
+        p.penetration_loss_db = c.penetration_loss_db;
+        p.min_distance_m = c.min_distance_m;
+        p.ue_noise_figure_db = c.ue_noise_figure_db;
+        p
+    }
+
+    pub fn fading_model(&self) -> FadingModel {
+        let f = &self.fading;
+        match f.model {
+            FadingKind::None => FadingModel::None,
+            FadingKind::Rayleigh => FadingModel::IidRayleigh,
+            FadingKind::Jakes => FadingModel::Jakes {
+                sinusoids: f.sinusoids,
+                doppler_hz: doppler_hz(f.speed_kmh, f.carrier_ghz * 1e9),
+            },
+        }
+    }
+
+    pub fn rlc_params(&self) -> LteRlcParams {
+        let r = &self.rlc;
+        LteRlcParams {
+            mode: match r.mode {
+                RlcModeKind::Am => RlcMode::Am,
+                RlcModeKind::Um => RlcMode::Um,
+            },
+            pdcp_header_bytes: r.pdcp_header_bytes,
+            rlc_header_bytes: r.rlc_header_bytes,
+            t_poll_retransmit: millis(r.t_poll_retransmit_ms),
+            t_reordering: millis(r.t_reordering_ms),
+            t_status_prohibit: millis(r.t_status_prohibit_ms),
+            poll_pdu: r.poll_pdu,
+            poll_byte: r.poll_byte,
+            max_retx: r.max_retx,
+            ..LteRlcParams::default()
+        }
+    }
+
+    /// The UE uplink buffer's filter; HybridOpt starts at T = 1 until the UE's downlink TBS
+    /// is known (the node sets T_opt as it learns it).
+    pub fn ack_filter_params(&self) -> AckFilterParams {
+        let a = &self.ack_filter;
+        AckFilterParams {
+            scheme: match a.scheme {
+                AckFilterKind::Basic => AckFilterScheme::Basic,
+                AckFilterKind::Passive => AckFilterScheme::Passive { ratio: a.ratio },
+                AckFilterKind::Active => AckFilterScheme::Active {
+                    threshold: a.threshold,
+                },
+                AckFilterKind::Hybrid => AckFilterScheme::Hybrid {
+                    threshold: a.threshold,
+                    ratio: a.ratio,
+                },
+                AckFilterKind::HybridOpt => AckFilterScheme::HybridOpt { t_opt: 1 },
+                AckFilterKind::Cake => AckFilterScheme::Cake {
+                    aggressive: a.aggressive,
+                },
+            },
+            l2_overhead: self.rlc.pdcp_header_bytes
+                + self.rlc.rlc_header_bytes
+                + self.rlc.mac_header_bytes,
+        }
+    }
+
+    pub fn t_opt_rounding(&self) -> TOptRounding {
+        match self.ack_filter.rounding {
+            RoundingKind::Ceil => TOptRounding::Ceil,
+            RoundingKind::Nearest => TOptRounding::Nearest,
+        }
+    }
 }

@@ -9,8 +9,10 @@
 use serde::{Deserialize, Serialize};
 
 pub mod convert;
+pub mod lte;
 
 pub use convert::*;
+pub use lte::*;
 
 use crate::ack::{BsAckParams, PacingRule};
 use crate::engine::{millis, secs};
@@ -44,6 +46,9 @@ pub enum AccessConfig {
     Umts(UmtsConfig),
     /// An IS-707 RLP link (the IAP's buffer, the traffic channel, the mobile's RLP).
     Rlp(RlpConfig),
+    /// A multi-UE LTE cell: per-UE DL buffers and RLC, PF schedulers, HARQ, SR/BSR/grants,
+    /// and the ACK filter in each UE's uplink buffer.
+    Lte(LteConfig),
 }
 
 /// `access.kind = "wired"` has no parameters of its own.
@@ -57,6 +62,7 @@ impl AccessConfig {
             AccessConfig::Wired(_) => "wired",
             AccessConfig::Umts(_) => "umts",
             AccessConfig::Rlp(_) => "rlp",
+            AccessConfig::Lte(_) => "lte",
         }
     }
 
@@ -78,6 +84,28 @@ impl AccessConfig {
         match self {
             AccessConfig::Rlp(r) => Some(r),
             _ => None,
+        }
+    }
+
+    pub fn lte(&self) -> Option<&LteConfig> {
+        match self {
+            AccessConfig::Lte(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    pub fn lte_mut(&mut self) -> Option<&mut LteConfig> {
+        match self {
+            AccessConfig::Lte(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// UE hosts at the far end: the LTE cell's UEs, else the one client.
+    pub fn ue_count(&self) -> u32 {
+        match self {
+            AccessConfig::Lte(l) => l.ues,
+            _ => 1,
         }
     }
 
@@ -947,6 +975,52 @@ impl ChannelConfig {
     }
 }
 
+impl BufferConfig {
+    /// Checks the per-user buffer's settings; `prefix` is its key path (`access.buffer`).
+    pub(crate) fn validate(&self, prefix: &str) -> Result<(), ConfigError> {
+        let b = self;
+        check(
+            b.limit_sdus >= 1,
+            &format!("{prefix}.limit_sdus"),
+            b.limit_sdus,
+            "an integer >= 1",
+        )?;
+        finite_nonneg(&format!("{prefix}.red.min_th_sdus"), b.red.min_th_sdus)?;
+        check(
+            b.red.max_th_sdus.is_finite() && b.red.max_th_sdus > b.red.min_th_sdus,
+            &format!("{prefix}.red.max_th_sdus"),
+            b.red.max_th_sdus,
+            &format!("a number greater than {prefix}.red.min_th_sdus"),
+        )?;
+        check(
+            b.red.max_p > 0.0 && b.red.max_p <= 1.0,
+            &format!("{prefix}.red.max_p"),
+            b.red.max_p,
+            "a probability in (0, 1]",
+        )?;
+        // minth must lie below maxth (the limit) only when SBD is in use.
+        check(
+            b.sbd.min_th_sdus.is_finite()
+                && b.sbd.min_th_sdus >= 0.0
+                && (b.discipline != BufferDisciplineKind::Sbd
+                    || b.sbd.min_th_sdus < b.limit_sdus as f64),
+            &format!("{prefix}.sbd.min_th_sdus"),
+            b.sbd.min_th_sdus,
+            &format!("a number >= 0 and below {prefix}.limit_sdus (SBD's maxth)"),
+        )?;
+        timer_ms(&format!("{prefix}.sbd.t_r_ms"), b.sbd.t_r_ms)?;
+        positive(&format!("{prefix}.sbd.alpha_bits"), b.sbd.alpha_bits)?;
+        timer_ms(&format!("{prefix}.codel.target_ms"), b.codel.target_ms)?;
+        timer_ms(&format!("{prefix}.codel.interval_ms"), b.codel.interval_ms)?;
+        timer_ms(&format!("{prefix}.pie.qdelay_ref_ms"), b.pie.qdelay_ref_ms)?;
+        timer_ms(&format!("{prefix}.pie.t_update_ms"), b.pie.t_update_ms)?;
+        positive(&format!("{prefix}.pie.alpha"), b.pie.alpha)?;
+        positive(&format!("{prefix}.pie.beta"), b.pie.beta)?;
+        delay_ms(&format!("{prefix}.pie.max_burst_ms"), b.pie.max_burst_ms)?;
+        Ok(())
+    }
+}
+
 impl UmtsConfig {
     fn validate(&self) -> Result<(), ConfigError> {
         period_ms("access.tti_ms", self.tti_ms)?;
@@ -985,45 +1059,7 @@ impl UmtsConfig {
         timer_or_off_ms("access.rlc.status_prohibit_ms", r.status_prohibit_ms)?;
         positive("access.rlc.poll_window_pct", r.poll_window_pct)?;
         timer_ms("access.rlc.mrw_timer_ms", r.mrw_timer_ms)?;
-        let b = &self.buffer;
-        check(
-            b.limit_sdus >= 1,
-            "access.buffer.limit_sdus",
-            b.limit_sdus,
-            "an integer >= 1",
-        )?;
-        finite_nonneg("access.buffer.red.min_th_sdus", b.red.min_th_sdus)?;
-        check(
-            b.red.max_th_sdus.is_finite() && b.red.max_th_sdus > b.red.min_th_sdus,
-            "access.buffer.red.max_th_sdus",
-            b.red.max_th_sdus,
-            "a number greater than access.buffer.red.min_th_sdus",
-        )?;
-        check(
-            b.red.max_p > 0.0 && b.red.max_p <= 1.0,
-            "access.buffer.red.max_p",
-            b.red.max_p,
-            "a probability in (0, 1]",
-        )?;
-        // minth must lie below maxth (the limit) only when SBD is in use.
-        check(
-            b.sbd.min_th_sdus.is_finite()
-                && b.sbd.min_th_sdus >= 0.0
-                && (b.discipline != BufferDisciplineKind::Sbd
-                    || b.sbd.min_th_sdus < b.limit_sdus as f64),
-            "access.buffer.sbd.min_th_sdus",
-            b.sbd.min_th_sdus,
-            "a number >= 0 and below access.buffer.limit_sdus (SBD's maxth)",
-        )?;
-        timer_ms("access.buffer.sbd.t_r_ms", b.sbd.t_r_ms)?;
-        positive("access.buffer.sbd.alpha_bits", b.sbd.alpha_bits)?;
-        timer_ms("access.buffer.codel.target_ms", b.codel.target_ms)?;
-        timer_ms("access.buffer.codel.interval_ms", b.codel.interval_ms)?;
-        timer_ms("access.buffer.pie.qdelay_ref_ms", b.pie.qdelay_ref_ms)?;
-        timer_ms("access.buffer.pie.t_update_ms", b.pie.t_update_ms)?;
-        positive("access.buffer.pie.alpha", b.pie.alpha)?;
-        positive("access.buffer.pie.beta", b.pie.beta)?;
-        delay_ms("access.buffer.pie.max_burst_ms", b.pie.max_burst_ms)?;
+        self.buffer.validate("access.buffer")?;
         let a = &self.ack_control;
         finite_nonneg("access.ack_control.minth_sdus", a.minth_sdus)?;
         check(
@@ -1291,7 +1327,14 @@ impl ScenarioConfig {
             AccessConfig::Wired(_) => {}
             AccessConfig::Umts(r) => r.validate()?,
             AccessConfig::Rlp(r) => r.validate()?,
+            AccessConfig::Lte(l) => l.validate()?,
         }
+        check(
+            self.total_flows() <= 100_000,
+            "flows.count",
+            self.flows.count,
+            "at most 100000 flows in all (flows.count per UE x access.ues)",
+        )?;
         for (i, l) in self.links.iter().enumerate() {
             if let Some(v) = &l.variable_delay {
                 v.params(&format!("links.{i}.variable_delay"))?;
@@ -1328,13 +1371,21 @@ impl ScenarioConfig {
         Ok(())
     }
 
-    /// Nominal start time of every flow in seconds (before `start_jitter_s`).
+    /// Flows in the scenario: `flows.count` per UE host.
+    pub fn total_flows(&self) -> usize {
+        self.flows.count as usize * self.access.ue_count() as usize
+    }
+
+    /// Nominal start time of every flow in seconds (before `start_jitter_s`). Flows are
+    /// numbered UE by UE (flow `u * count + k` is UE u's k-th); `start_times_s` gives the
+    /// k-th flow of every UE its start, else flow g starts at start_s + g * stagger_s.
     pub fn flow_start_times_s(&self) -> Vec<f64> {
-        match &self.flows.start_times_s {
-            Some(t) => t.clone(),
-            None => (0..self.flows.count)
-                .map(|i| self.flows.start_s + i as f64 * self.flows.stagger_s)
-                .collect(),
-        }
+        let count = self.flows.count as usize;
+        (0..self.total_flows())
+            .map(|g| match &self.flows.start_times_s {
+                Some(t) => t[g % count],
+                None => self.flows.start_s + g as f64 * self.flows.stagger_s,
+            })
+            .collect()
     }
 }

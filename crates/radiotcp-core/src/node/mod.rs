@@ -2,10 +2,12 @@
 //! what they ask for into events and packets, and reports what happened to the probe. The
 //! simulation loop (`sim.rs`) only dispatches; routing is by destination (`topology.rs`).
 //!
-//! Adding an access network (the LTE cell) means one file here, one variant of [`Node`] and
-//! of [`NodeEvent`], and one variant of the configuration's `access` choice.
+//! Adding an access network means one file here, one variant of [`Node`] and of
+//! [`NodeEvent`], and one variant of the configuration's `access` choice (as the LTE cell,
+//! `lte.rs`, did).
 
 pub mod endpoint;
+pub mod lte;
 pub mod rlp;
 pub mod router;
 pub mod umts;
@@ -20,6 +22,7 @@ use crate::sim::Event;
 use crate::topology::{LinkId, Net, NodeId, Port};
 
 pub use endpoint::{Host, HostEvent};
+pub use lte::{LteEvent, LteNode};
 pub use rlp::{RlpEvent, RlpNode};
 pub use router::{Router, RouterEvent};
 pub use umts::{UmtsEvent, UmtsNode};
@@ -34,6 +37,8 @@ pub enum Node {
     Umts(Box<UmtsNode>),
     /// An IS-707 RLP link: the IAP's buffer and RLP, the traffic channel, the mobile's RLP.
     Rlp(Box<RlpNode>),
+    /// An LTE site of three sectors with many UEs.
+    Lte(Box<LteNode>),
 }
 
 /// A timer or a scheduled step of one node.
@@ -43,6 +48,7 @@ pub enum NodeEvent {
     Router(RouterEvent),
     Umts(UmtsEvent),
     Rlp(RlpEvent),
+    Lte(LteEvent),
 }
 
 impl Node {
@@ -52,13 +58,15 @@ impl Node {
             (Node::Router(n), NodeEvent::Router(e)) => n.handle(ctx, e),
             (Node::Umts(n), NodeEvent::Umts(e)) => n.handle(ctx, e),
             (Node::Rlp(n), NodeEvent::Rlp(e)) => n.handle(ctx, e),
+            (Node::Lte(n), NodeEvent::Lte(e)) => n.handle(ctx, e),
             _ => unreachable!("an event reached a node of another kind"),
         }
     }
 
-    /// The access node `cfg.access` asks for, serving host `ue` (None: a wired access, the
-    /// last link reaches the host). The one place that maps an access kind to a node; its
-    /// random streams are keyed by the kind, node index 0 and the sub-stream.
+    /// The access node `cfg.access` asks for, serving host `ue` (the LTE cell: hosts `ue`,
+    /// `ue + 1`, ... one per UE), or None for a wired access (the last link reaches the
+    /// host). The one place that maps an access kind to a node; its random streams are keyed
+    /// by the kind, node index 0 and the sub-stream (the LTE cell: per UE, `node/lte.rs`).
     pub fn access(cfg: &ScenarioConfig, ue: HostId, seed: u64, run: u64) -> Option<Node> {
         let rng = |kind| move |sub| RngStream::new(seed, run, stream::id(kind, 0, sub));
         match &cfg.access {
@@ -75,6 +83,9 @@ impl Node {
                 ue,
                 &rng(stream::Kind::Rlp),
             )))),
+            AccessConfig::Lte(c) => Some(Node::Lte(Box::new(LteNode::from_config(
+                cfg, c, ue, seed, run,
+            )))),
         }
     }
 
@@ -86,6 +97,7 @@ impl Node {
             Node::Router(n) => n.receive(ctx, pkt, from),
             Node::Umts(n) => n.receive(ctx, pkt),
             Node::Rlp(n) => n.receive(ctx, pkt),
+            Node::Lte(n) => n.receive(ctx, pkt),
         }
     }
 
@@ -95,6 +107,7 @@ impl Node {
         match self {
             Node::Umts(_) => UmtsNode::start(ctx),
             Node::Rlp(_) => RlpNode::start(ctx),
+            Node::Lte(_) => LteNode::start(ctx),
             Node::Host(_) | Node::Router(_) => {}
         }
     }
@@ -106,6 +119,7 @@ impl Node {
             Node::Router(n) => n.finish(r, net),
             Node::Umts(n) => n.finish(r, end, measure_from),
             Node::Rlp(n) => n.finish(r, end, measure_from),
+            Node::Lte(n) => n.finish(r, end, measure_from),
         }
     }
 }

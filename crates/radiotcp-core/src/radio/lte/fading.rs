@@ -55,15 +55,37 @@ pub fn doppler_hz(speed_kmh: f64, carrier_hz: f64) -> f64 {
 pub struct Fading {
     kind: Kind,
     rng: RngStream,
+    /// Jakes: phasor states at whole TTIs, one per independent reader (`gain_tti`).
+    cursors: Vec<Cursor>,
 }
+
+/// The Jakes sum at one TTI, kept so that the next TTI costs one complex multiply per
+/// sinusoid instead of a sine and a cosine.
+#[derive(Debug, Clone, Default)]
+struct Cursor {
+    tti: Option<u64>,
+    /// e^{j(w_m t + φ_m)} per sinusoid.
+    z: Vec<(f64, f64)>,
+    /// Steps taken by rotation since the last exact evaluation.
+    rotated: u32,
+}
+
+/// TTI length of [`Fading::gain_tti`], seconds.
+const TTI_S: f64 = 1e-3;
+/// Further than this many TTIs ahead, a cursor is evaluated exactly rather than rotated.
+const MAX_ROTATE: u64 = 16;
+/// Rotations between exact evaluations (bounds the rounding drift of the phasors).
+const REFRESH: u32 = 4096;
 
 #[derive(Debug, Clone)]
 enum Kind {
     None,
     Iid,
-    /// (2π f_D cos α_m, φ_m) per sinusoid, and M^-1/2.
+    /// (2π f_D cos α_m, φ_m) per sinusoid, e^{j 2π f_D cos α_m · 1 ms} per sinusoid, and
+    /// M^-1/2.
     Jakes {
         paths: Vec<(f64, f64)>,
+        steps: Vec<(f64, f64)>,
         norm: f64,
     },
 }
@@ -83,20 +105,97 @@ impl Fading {
                 doppler_hz,
             } => {
                 let tau = std::f64::consts::TAU;
-                let paths = (0..sinusoids)
+                let paths: Vec<(f64, f64)> = (0..sinusoids)
                     .map(|_| {
                         let alpha = tau * rng.uniform();
                         let phi = tau * rng.uniform();
                         (tau * doppler_hz * alpha.cos(), phi)
                     })
                     .collect();
+                let steps = paths
+                    .iter()
+                    .map(|&(w, _)| {
+                        let (s, c) = (w * TTI_S).sin_cos();
+                        (c, s)
+                    })
+                    .collect();
                 Kind::Jakes {
                     paths,
+                    steps,
                     norm: 1.0 / (sinusoids as f64).sqrt(),
                 }
             }
         };
-        Self { kind, rng }
+        Self {
+            kind,
+            rng,
+            cursors: Vec::new(),
+        }
+    }
+
+    /// The power gain at TTI `tti` (of 1 ms, t = tti · 1 ms) as read by `reader` (0, 1, ...:
+    /// e.g. the CQI report and the transmission, each moving forward in time). Equal to
+    /// [`Fading::gain`] at that time up to rounding; a Jakes reader moving a few TTIs at a time
+    /// rotates its phasors (one complex multiply per sinusoid and TTI) instead of evaluating
+    /// sines, and re-evaluates exactly every few thousand steps and after a jump.
+    pub fn gain_tti(&mut self, reader: usize, tti: u64) -> f64 {
+        let Kind::Jakes { paths, steps, norm } = &self.kind else {
+            return self.gain(tti as f64 * TTI_S);
+        };
+        if self.cursors.len() <= reader {
+            self.cursors.resize(reader + 1, Cursor::default());
+        }
+        // Start from this reader's state, or from another reader's a few TTIs behind (the
+        // transmission at n follows the CQI report read at n - k), or evaluate exactly.
+        let near = |c: &Cursor| {
+            c.tti
+                .filter(|&t| t <= tti && tti - t <= MAX_ROTATE && c.rotated < REFRESH)
+        };
+        if near(&self.cursors[reader]).is_none() {
+            let best = (0..self.cursors.len())
+                .filter(|&r| near(&self.cursors[r]).is_some())
+                .max_by_key(|&r| self.cursors[r].tti);
+            if let Some(r) = best {
+                // Copy without allocating: the two cursors are distinct elements.
+                let (lo, hi) = self.cursors.split_at_mut(r.max(reader));
+                let (from, to) = if r < reader {
+                    (&lo[r], &mut hi[0])
+                } else {
+                    (&hi[0], &mut lo[reader])
+                };
+                to.tti = from.tti;
+                to.rotated = from.rotated;
+                to.z.clear();
+                to.z.extend_from_slice(&from.z);
+            }
+        }
+        let c = &mut self.cursors[reader];
+        let exact = match c.tti {
+            Some(t) if t <= tti && tti - t <= MAX_ROTATE && c.rotated < REFRESH => {
+                for _ in t..tti {
+                    for (z, &(sr, si)) in c.z.iter_mut().zip(steps) {
+                        *z = (z.0 * sr - z.1 * si, z.0 * si + z.1 * sr);
+                    }
+                    c.rotated += 1;
+                }
+                false
+            }
+            _ => true,
+        };
+        if exact {
+            let t_s = tti as f64 * TTI_S;
+            c.z.clear();
+            c.z.extend(paths.iter().map(|&(w, phi)| {
+                let (s, co) = (w * t_s + phi).sin_cos();
+                (co, s)
+            }));
+            c.rotated = 0;
+        }
+        c.tti = Some(tti);
+        let (re, im) =
+            c.z.iter()
+                .fold((0.0, 0.0), |(a, b), &(x, y)| (a + x, b + y));
+        (re * re + im * im) * norm * norm
     }
 
     /// The power gain at time `t_s` (seconds; one call per TTI for the i.i.d. model, whose
@@ -106,7 +205,7 @@ impl Fading {
             Kind::None => 1.0,
             // Exp(1) by inversion; 1 - U is in (0, 1], so the log is finite.
             Kind::Iid => -(1.0 - self.rng.uniform()).ln(),
-            Kind::Jakes { paths, norm } => {
+            Kind::Jakes { paths, norm, .. } => {
                 let (mut re, mut im) = (0.0, 0.0);
                 for &(w, phi) in paths {
                     let (s, c) = (w * t_s + phi).sin_cos();
@@ -212,5 +311,28 @@ mod tests {
         let b: Vec<f64> = (0..10).map(|t| f.gain(t as f64 * 1e-3)).collect();
         assert_eq!(a, b);
         assert!(jakes(0.0).validate().is_err());
+    }
+
+    #[test]
+    fn reading_by_tti_equals_the_exact_gain() {
+        let model = jakes(doppler_hz(30.0, 2e9));
+        let mut a = Fading::new(&model, RngStream::new(9, 0, 1));
+        let mut b = a.clone();
+        // Reader 0 steps one TTI at a time past several refreshes; reader 1 lags by 6 and
+        // sometimes jumps.
+        for tti in 0..10_000u64 {
+            let exact = b.gain(tti as f64 * 1e-3);
+            let g = a.gain_tti(0, tti);
+            assert!(
+                (g - exact).abs() <= 1e-9 * exact.max(1.0),
+                "tti {tti}: {g} vs {exact}"
+            );
+            if tti >= 6 && tti % 97 != 0 {
+                let lag = tti - 6 + (tti % 3 == 0) as u64 * 3;
+                let e = b.gain(lag as f64 * 1e-3);
+                let g = a.gain_tti(1, lag);
+                assert!((g - e).abs() <= 1e-9 * e.max(1.0));
+            }
+        }
     }
 }

@@ -1,0 +1,1183 @@
+//! The LTE access node: one LTE-A Pro site of three sectors serving N UEs (Ohta et al., CSCN
+//! 2018; model-specs §4; lte-cell.md; docs/models/lte-cell.md). It drives the sans-IO LTE
+//! entities once per 1 ms TTI:
+//!
+//! ```text
+//! wired --> [eNB: per-UE DL buffer -> RLC] --PF, PDSCH, HARQ--> [UE RLC] --> UE host
+//! wired <-- [eNB RLC] <--PUSCH n+4, HARQ-- [UE RLC <- ACK filter] <-- UE host's ACKs
+//!                       <--SR / BSR, grant at n----'
+//! ```
+//!
+//! Per TTI n and sector: downlink HARQ retransmissions due at n keep their PRBs, the PF
+//! scheduler shares the rest among the UEs with downlink data; the uplink blocks built at
+//! n − 4 go out on PUSCH; the eNB grants PUSCH resources for n + 4 among the UEs it believes
+//! have data (BSR minus grants, or an SR answered `sr_grant_delay_tti` after it was sent),
+//! minus the PRBs of the synchronous HARQ retransmissions at n + 4, and each granted UE
+//! assembles its block at once (the grant-triggered ACK discard, RLC, a BSR); then the UEs
+//! without a grant run their MAC (SR on their PUCCH opportunity, ideal BSR in the ns-3 mode).
+//! A transport block's fate is drawn when it is sent (BLER at its MCS and the SINR of that
+//! TTI, Chase combining over its transmissions); a decoded block reaches the peer RLC at
+//! n + 1, and HARQ feedback at n + 4 frees its process or schedules the retransmission at
+//! n + 8 (model-specs §4.1).
+//!
+//! Work per TTI grows with the UEs that have something to do (data, a pending SR, a HARQ
+//! event, a timer), never with all UEs, and nothing allocates once the scratch vectors, the
+//! transport-block pool and the per-TTI rings have grown.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+
+use crate::ack::filter::{is_pure_ack, t_opt, AckFilter, TOptRounding, S_HEADER_BYTES};
+use crate::config::{self, LteConfig, ScenarioConfig};
+use crate::engine::{stream, to_millis, to_secs, RngStream, Time, NS_PER_MS};
+use crate::packet::{HostId, Packet};
+use crate::probe::Occupancy;
+use crate::queue::{BufferDiscipline, BufferDrop, Verdict};
+use crate::radio::lte::amc::{bler_first_tx, MCS_SINR_10PCT_DB};
+use crate::radio::lte::fading::Fading;
+use crate::radio::lte::geometry::{
+    drop_ues, UePlacement, N_SITES, PRB_HZ, SECTORS_PER_SITE, THERMAL_NOISE_DBM_PER_HZ,
+};
+use crate::radio::lte::harq::{Feedback, Harq};
+use crate::radio::lte::rlc::{Chunk, LteRlcEntity};
+use crate::radio::lte::sched::{Allocation, Candidate, PfScheduler, UlScheduler};
+use crate::radio::lte::tbs::{tbs_for_mcs, Channel};
+use crate::radio::lte::ul_mac::{bsr_bytes, bsr_index, UeUlMac, SHORT_BSR_BYTES};
+use crate::results::{LteCellStats, LteStats, LteUeStats, RunResult};
+
+use super::{Ctx, NodeEvent};
+
+/// Stream codes of the LTE cell ([`stream::wide`]): the drop, and each UE's own streams.
+pub const STREAM_CELL: u16 = 1;
+pub const STREAM_UE: u16 = 2;
+/// Sub-streams of a UE.
+const SUB_DL_FADING: u8 = 0;
+const SUB_UL_FADING: u8 = 1;
+const SUB_DL_DECODE: u8 = 2;
+const SUB_UL_DECODE: u8 = 3;
+const SUB_BUFFER: u8 = 4;
+
+/// One TTI (subframe).
+const TTI: Time = NS_PER_MS;
+/// Grant at n -> PUSCH at n + 4; HARQ feedback at n + 4 (model-specs §4.1).
+const PUSCH_DELAY: u64 = 4;
+/// Per-TTI rings: longer than the furthest event scheduled ahead (a retransmission at n + 8).
+const RING: usize = 16;
+
+#[derive(Debug, Clone)]
+pub enum LteEvent {
+    Tti,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Link {
+    Dl,
+    Ul,
+}
+
+/// A transport block in a HARQ process: the RLC chunks it carries and what its decoding
+/// depends on.
+#[derive(Debug, Default)]
+struct Tb {
+    ue: u32,
+    chunks: Vec<Chunk>,
+    mcs: u8,
+    n_prb: u32,
+    /// Σ linear SINR over its transmissions (Chase combining, lte-cell.md §2.4).
+    sinr_sum: f64,
+    /// The last transmission was decoded.
+    decoded: bool,
+    /// The BSR it carries (uplink).
+    bsr: Option<u8>,
+    /// TTI of its first transmission.
+    built: u64,
+    /// Transmissions so far.
+    tx: u32,
+    /// Its size, octets.
+    bytes: u32,
+}
+
+/// Transport blocks by index, recycled: a block's chunk vector keeps its capacity.
+#[derive(Default)]
+struct TbPool {
+    tbs: Vec<Tb>,
+    free: Vec<u32>,
+}
+
+impl TbPool {
+    fn alloc(&mut self, ue: u32, mcs: u8, n_prb: u32, bytes: u32) -> u32 {
+        let i = self.free.pop().unwrap_or_else(|| {
+            self.tbs.push(Tb::default());
+            (self.tbs.len() - 1) as u32
+        });
+        let tb = &mut self.tbs[i as usize];
+        tb.ue = ue;
+        tb.chunks.clear();
+        tb.mcs = mcs;
+        tb.n_prb = n_prb;
+        tb.sinr_sum = 0.0;
+        tb.decoded = false;
+        tb.bsr = None;
+        tb.tx = 0;
+        tb.bytes = bytes;
+        i
+    }
+
+    fn release(&mut self, i: u32) {
+        self.free.push(i);
+    }
+}
+
+/// Per-TTI work lists, indexed by TTI mod [`RING`].
+#[derive(Default)]
+struct Rings {
+    /// (link, ue, HARQ process) whose feedback is due.
+    feedback: Vec<Vec<(Link, u32, u8)>>,
+    /// (link, ue, HARQ process) whose retransmission is due.
+    retx: Vec<Vec<(Link, u32, u8)>>,
+    /// Decoded blocks to hand to the peer RLC.
+    deliver: Vec<Vec<(Link, u32)>>,
+    /// Uplink blocks built at their grant (n − 4), to be sent on PUSCH: (UE, block).
+    pusch: Vec<Vec<(u32, u32)>>,
+    /// UEs whose SR is answered (they become uplink candidates).
+    sr_answer: Vec<Vec<u32>>,
+}
+
+impl Rings {
+    fn new() -> Self {
+        fn ring<T>() -> Vec<Vec<T>> {
+            (0..RING).map(|_| Vec::new()).collect()
+        }
+        Self {
+            feedback: ring(),
+            retx: ring(),
+            deliver: ring(),
+            pusch: ring(),
+            sr_answer: ring(),
+        }
+    }
+}
+
+#[inline]
+fn slot(tti: u64) -> usize {
+    (tti % RING as u64) as usize
+}
+
+/// One UE: its radio, the eNB's per-UE state and the UE's own stack.
+struct Ue {
+    sector: usize,
+    x_m: f64,
+    y_m: f64,
+    distance_m: f64,
+    /// Mean wideband SINR, dB (offset applied), downlink and uplink (per PRB, SC-FDMA loss
+    /// and IoT included).
+    dl_sinr_db: f64,
+    ul_sinr_db: f64,
+    dl_fading: Fading,
+    ul_fading: Fading,
+    dl_rng: RngStream,
+    ul_rng: RngStream,
+    /// Outer-loop offsets on the reported SINR, dB (downlink, uplink).
+    olla_db: [f64; 2],
+    /// Mean SINR (downlink, uplink) and the outer-loop offsets, linear: link adaptation and
+    /// decoding work in the linear domain, so that a TTI takes no logarithm per UE.
+    mean_lin: [f64; 2],
+    olla_lin: [f64; 2],
+    // eNB side, downlink.
+    /// SDUs waiting in front of the RLC, with their arrival time.
+    dl_queue: VecDeque<(Packet, Time)>,
+    dl_queue_bytes: u64,
+    discipline: BufferDiscipline,
+    enb_rlc: LteRlcEntity,
+    dl_harq: Harq<u32>,
+    in_dl_active: bool,
+    // eNB side, uplink: what it believes the UE has, and its grants by PUSCH TTI.
+    ul_need: u64,
+    sr_answered: bool,
+    /// An SR is on its way to being answered.
+    sr_waiting: bool,
+    granted: [(u64, u32); RING],
+    in_ul_active: bool,
+    // UE side.
+    ue_rlc: LteRlcEntity,
+    filter: AckFilter,
+    mac: UeUlMac,
+    ul_harq: Harq<u32>,
+    mac_tti: Option<u64>,
+    in_mac_active: bool,
+    /// Timer registered in the node's heap (the earliest not yet fired).
+    timer_at: Option<Time>,
+    // Hybrid(opt): Σ whole-band TBS over the TTIs the UE had downlink data (eq. (1)'s S_TBS).
+    s_tbs_sum: f64,
+    s_tbs_n: u64,
+    t_opt: u32,
+    st: UeCounters,
+    occupancy: Occupancy,
+}
+
+#[derive(Default)]
+struct UeCounters {
+    dl_mcs_sum: u64,
+    dl_tbs_sum: u64,
+    dl_new_tbs: u64,
+    dl_tx: u64,
+    dl_tx_failed: u64,
+    ul_mcs_sum: u64,
+    ul_new_tbs: u64,
+    ul_tx: u64,
+    ul_tx_failed: u64,
+    grants: u64,
+    padding_bsrs: u64,
+    buffer_drops: [u64; BufferDrop::ALL.len()],
+    acks_at_enb: u64,
+    ack_delay_sum: Time,
+}
+
+impl Ue {
+    /// Octets the DL scheduler sees: RLC's own needs and the SDUs queued in front of it with
+    /// their PDCP and RLC overhead, plus one MAC subheader.
+    fn dl_backlog(&self, per_sdu: u32, mac: u32) -> u64 {
+        let rlc = self.enb_rlc.buffer_status();
+        let queued = self.dl_queue_bytes + per_sdu as u64 * self.dl_queue.len() as u64;
+        if rlc + queued == 0 {
+            0
+        } else {
+            rlc + queued + mac as u64
+        }
+    }
+
+    /// Octets the UE reports in a BSR: its filter's queue (with L2 overhead) and its RLC.
+    fn ul_buffered(&self) -> u64 {
+        self.filter.queued_bytes() + self.ue_rlc.buffer_status()
+    }
+
+    /// Bytes granted for PUSCH TTIs after `tti` (in flight when a BSR sent at `tti` was
+    /// built, so already counted in it).
+    fn granted_after(&self, tti: u64) -> u64 {
+        self.granted
+            .iter()
+            .filter(|(t, _)| *t > tti)
+            .map(|&(_, b)| b as u64)
+            .sum()
+    }
+
+    fn dl_sdus(&self) -> usize {
+        self.dl_queue.len() + self.enb_rlc.sdus_queued()
+    }
+}
+
+/// The site's three sectors: their schedulers and who is active in each.
+struct Sector {
+    dl: PfScheduler,
+    ul: UlScheduler,
+    /// UEs with downlink data, in UE order.
+    dl_active: Vec<u32>,
+    /// UEs the eNB believes have uplink data or whose SR is answered.
+    ul_active: Vec<u32>,
+}
+
+pub struct LteNode {
+    n_prb: u32,
+    cqi_delay: u64,
+    olla_step_db: f64,
+    /// amc::MCS_SINR_10PCT_DB, linear.
+    mcs_threshold_lin: [f64; 29],
+    ul_fixed_mcs: Option<u8>,
+    ideal_bsr: bool,
+    sr_grant_delay: u64,
+    sr_grant_bytes: u32,
+    mac_header: u32,
+    /// PDCP header + one LI: what an SDU adds in the DL scheduler's estimate.
+    per_sdu: u32,
+    segment_bytes: u32,
+    rounding: TOptRounding,
+    hybrid_opt: bool,
+    /// UE u is host `first_host + u`; flows are numbered UE by UE, `flows_per_ue` each.
+    first_host: HostId,
+    flows_per_ue: u32,
+    ues: Vec<Ue>,
+    sectors: Vec<Sector>,
+    pool: TbPool,
+    rings: Rings,
+    timers: BinaryHeap<Reverse<(Time, u32)>>,
+    /// UEs whose UE-side MAC must run this TTI (data buffered or an SR pending).
+    mac_active: Vec<u32>,
+    // Scratch, reused every TTI.
+    cands: Vec<Candidate>,
+    allocs: Vec<Allocation>,
+    packets: Vec<Packet>,
+    dl_retx_now: Vec<u32>,
+    redrawn: usize,
+}
+
+impl LteNode {
+    /// The cell a configuration describes; UE u is host `first_host + u`. The drop uses the
+    /// cell's stream, every UE its own sub-streams (fading, decoding, buffer discipline).
+    pub fn from_config(
+        cfg: &ScenarioConfig,
+        c: &LteConfig,
+        first_host: HostId,
+        seed: u64,
+        run: u64,
+    ) -> Self {
+        let n = c.ues as usize;
+        let cell = c.cell_params();
+        let ue_rng =
+            |u: usize, sub: u8| RngStream::new(seed, run, stream::wide(STREAM_UE, u as u64, sub));
+        // Positions and mean SINR: a Case-1 drop, or the SINRs the configuration lists.
+        let (places, redrawn): (Vec<UePlacement>, usize) = match &c.cell.ue_sinr_db {
+            Some(list) => {
+                let given = |u: usize, sinr_db: f64| UePlacement {
+                    x: f64::NAN,
+                    y: f64::NAN,
+                    sector: u % c.cell.sectors as usize,
+                    distance_m: f64::NAN,
+                    rx_power_prb_dbm: f64::NAN,
+                    coupling_loss_db: f64::NAN,
+                    sinr_db,
+                    shadowing_db: [f64::NAN; N_SITES],
+                };
+                (
+                    list.iter().enumerate().map(|(u, &s)| given(u, s)).collect(),
+                    0,
+                )
+            }
+            None => {
+                let (s, r) = c.cell.drop_seed.map_or((seed, run), |d| (d, 0));
+                let mut rng = RngStream::new(s, r, stream::wide(STREAM_CELL, 0, 0));
+                let d = drop_ues(&cell, n, &mut rng).expect("validated with the configuration");
+                (d.ues, d.rejected)
+            }
+        };
+        let mss = cfg.tcp.packet_size_bytes - cfg.tcp.header_bytes;
+        let rlc = c.rlc_params();
+        let fading = c.fading_model();
+        let ues = places
+            .into_iter()
+            .enumerate()
+            .map(|(u, p)| Ue {
+                sector: p.sector,
+                x_m: p.x,
+                y_m: p.y,
+                distance_m: p.distance_m,
+                dl_sinr_db: p.sinr_db + c.sinr_offset_db,
+                ul_sinr_db: ul_sinr_db(c, p.coupling_loss_db),
+                dl_fading: Fading::new(&fading, ue_rng(u, SUB_DL_FADING)),
+                ul_fading: Fading::new(&fading, ue_rng(u, SUB_UL_FADING)),
+                dl_rng: ue_rng(u, SUB_DL_DECODE),
+                ul_rng: ue_rng(u, SUB_UL_DECODE),
+                olla_db: [0.0; 2],
+                mean_lin: [
+                    db_to_lin(p.sinr_db + c.sinr_offset_db),
+                    db_to_lin(ul_sinr_db(c, p.coupling_loss_db)),
+                ],
+                olla_lin: [1.0; 2],
+                dl_queue: VecDeque::new(),
+                dl_queue_bytes: 0,
+                discipline: config::buffer_discipline(
+                    &c.buffer,
+                    cfg.tcp.packet_size_bytes,
+                    TTI,
+                    ue_rng(u, SUB_BUFFER),
+                ),
+                enb_rlc: LteRlcEntity::new(rlc.clone()),
+                dl_harq: Harq::new(c.harq_params()),
+                in_dl_active: false,
+                ul_need: 0,
+                sr_answered: false,
+                sr_waiting: false,
+                granted: [(0, 0); RING],
+                in_ul_active: false,
+                ue_rlc: LteRlcEntity::new(rlc.clone()),
+                filter: AckFilter::new(c.ack_filter_params())
+                    .expect("validated with the configuration"),
+                // SR opportunities spread over the period, UE by UE (sr-ConfigIndex).
+                mac: UeUlMac::new(c.ul_mac_params(u as u32 % c.uplink.sr_period_ms)),
+                ul_harq: Harq::new(c.harq_params()),
+                mac_tti: None,
+                in_mac_active: false,
+                timer_at: None,
+                s_tbs_sum: 0.0,
+                s_tbs_n: 0,
+                t_opt: 1,
+                st: UeCounters::default(),
+                occupancy: Occupancy::default(),
+            })
+            .collect();
+        let sectors = (0..SECTORS_PER_SITE)
+            .map(|_| Sector {
+                dl: PfScheduler::new(c.pf_params(), n),
+                ul: UlScheduler::new(c.ul_mode(), c.pf_params(), n),
+                dl_active: Vec::new(),
+                ul_active: Vec::new(),
+            })
+            .collect();
+        Self {
+            n_prb: c.n_prb(),
+            cqi_delay: c.cqi_delay_tti as u64,
+            olla_step_db: c.olla_step_db,
+            mcs_threshold_lin: MCS_SINR_10PCT_DB.map(db_to_lin),
+            ul_fixed_mcs: c.uplink.fixed_mcs,
+            ideal_bsr: c.uplink.bsr == config::BsrKind::Ideal,
+            sr_grant_delay: c.uplink.sr_grant_delay_tti as u64,
+            sr_grant_bytes: c.uplink.sr_grant_bytes,
+            mac_header: c.rlc.mac_header_bytes,
+            per_sdu: c.rlc.pdcp_header_bytes + 2,
+            segment_bytes: c.ack_filter.segment_bytes.unwrap_or(mss),
+            rounding: c.t_opt_rounding(),
+            hybrid_opt: c.ack_filter.scheme == config::AckFilterKind::HybridOpt,
+            first_host,
+            flows_per_ue: cfg.flows.count,
+            ues,
+            sectors,
+            pool: TbPool::default(),
+            rings: Rings::new(),
+            timers: BinaryHeap::new(),
+            mac_active: Vec::new(),
+            cands: Vec::new(),
+            allocs: Vec::new(),
+            packets: Vec::new(),
+            dl_retx_now: Vec::new(),
+            redrawn,
+        }
+    }
+
+    /// The first TTI, at time 0.
+    pub fn start(ctx: &mut Ctx) {
+        ctx.schedule(0, NodeEvent::Lte(LteEvent::Tti));
+    }
+
+    pub fn handle(&mut self, ctx: &mut Ctx, ev: LteEvent) {
+        match ev {
+            LteEvent::Tti => {
+                self.on_tti(ctx);
+                ctx.schedule(ctx.now + TTI, NodeEvent::Lte(LteEvent::Tti));
+            }
+        }
+    }
+
+    /// Data for a UE enters its downlink buffer, where the discipline admits or drops it; an
+    /// ACK from a UE host enters that UE's uplink buffer, where the filter may discard older
+    /// ACKs of the same flow.
+    pub fn receive(&mut self, ctx: &mut Ctx, pkt: Packet) {
+        if let Some(u) = self.ue_index(pkt.dst) {
+            self.dl_offer(ctx, u, pkt);
+            return;
+        }
+        // Flows are numbered UE by UE: the flow names the UE that sent it.
+        let u = pkt.flow / self.flows_per_ue;
+        self.packets.clear();
+        self.ues[u as usize].filter.enqueue(pkt, &mut self.packets);
+        self.activate_mac(u);
+    }
+
+    #[inline]
+    fn ue_index(&self, host: HostId) -> Option<u32> {
+        let u = host.checked_sub(self.first_host)?;
+        ((u as usize) < self.ues.len()).then_some(u)
+    }
+
+    fn activate_mac(&mut self, u: u32) {
+        let ue = &mut self.ues[u as usize];
+        if !ue.in_mac_active {
+            ue.in_mac_active = true;
+            self.mac_active.push(u);
+        }
+    }
+
+    fn activate_dl(&mut self, u: u32) {
+        let ue = &mut self.ues[u as usize];
+        if !ue.in_dl_active {
+            ue.in_dl_active = true;
+            self.sectors[ue.sector].dl_active.push(u);
+        }
+    }
+
+    fn activate_ul(&mut self, u: u32) {
+        let ue = &mut self.ues[u as usize];
+        if !ue.in_ul_active {
+            ue.in_ul_active = true;
+            self.sectors[ue.sector].ul_active.push(u);
+        }
+    }
+
+    fn dl_offer(&mut self, ctx: &mut Ctx, u: u32, pkt: Packet) {
+        let now = ctx.now;
+        let ue = &mut self.ues[u as usize];
+        let bo_bits = (ue.dl_queue_bytes + ue.enb_rlc.buffer_status()) as f64 * 8.0;
+        ue.discipline.advance(now, bo_bits);
+        let verdict = ue
+            .discipline
+            .on_arrival(now, ue.dl_sdus(), bo_bits, pkt.size as f64 * 8.0);
+        let dropped = match verdict {
+            Verdict::Admit => {
+                ue.dl_queue_bytes += pkt.size as u64;
+                ue.dl_queue.push_back((pkt, now));
+                None
+            }
+            Verdict::Drop(reason) => {
+                ue.st.buffer_drops[reason as usize] += 1;
+                Some(pkt)
+            }
+            Verdict::AdmitDropFirstUnsent(reason) => {
+                ue.dl_queue_bytes += pkt.size as u64;
+                ue.dl_queue.push_back((pkt, now));
+                let victim = ue.dl_queue.pop_front().map(|(p, _)| p);
+                if let Some(v) = &victim {
+                    ue.dl_queue_bytes -= v.size as u64;
+                    ue.st.buffer_drops[reason as usize] += 1;
+                }
+                victim
+            }
+        };
+        if let Some(p) = dropped {
+            ctx.probe.drop(now, &p);
+        }
+        self.trace_buffer(ctx, u);
+        self.activate_dl(u);
+    }
+
+    /// BO statistics of a UE's downlink buffer (SDUs queued or held by the RLC) and the
+    /// `buffer` trace (id = UE index).
+    fn trace_buffer(&mut self, ctx: &mut Ctx, u: u32) {
+        let ue = &mut self.ues[u as usize];
+        let bo = ue.dl_sdus();
+        if ue.occupancy.update(ctx.now, ctx.probe.measure_from, bo) {
+            if let Some(t) = ctx.probe.traces.as_mut() {
+                t.buffer.push(to_secs(ctx.now), u, bo as f64);
+            }
+        }
+    }
+
+    /// After anything touched a UE's RLC entities: collect what they discarded, keep the
+    /// timer heap in step, and mark the UE active where its RLC has something to send.
+    fn after_rlc(&mut self, ctx: &mut Ctx, u: u32) {
+        let ue = &mut self.ues[u as usize];
+        self.packets.clear();
+        ue.enb_rlc.drain_dropped(&mut self.packets);
+        for p in &self.packets {
+            ctx.probe.drop(ctx.now, p);
+        }
+        self.packets.clear();
+        ue.ue_rlc.drain_dropped(&mut self.packets);
+        let deadline = match (ue.enb_rlc.next_deadline(), ue.ue_rlc.next_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(d) = deadline {
+            if ue.timer_at.is_none_or(|t| d < t) {
+                ue.timer_at = Some(d);
+                self.timers.push(Reverse((d, u)));
+            }
+        }
+        let (dl, ul) = (
+            ue.enb_rlc.buffer_status() > 0,
+            ue.ue_rlc.buffer_status() > 0,
+        );
+        if dl {
+            self.activate_dl(u);
+        }
+        if ul {
+            self.activate_mac(u);
+        }
+    }
+
+    /// One TTI of the whole site.
+    fn on_tti(&mut self, ctx: &mut Ctx) {
+        let now = ctx.now;
+        let n = now / TTI;
+        // RLC timers due (t-PollRetransmit, t-Reordering, t-StatusProhibit).
+        while let Some(&Reverse((t, u))) = self.timers.peek() {
+            if t > now {
+                break;
+            }
+            self.timers.pop();
+            let ue = &mut self.ues[u as usize];
+            if ue.timer_at == Some(t) {
+                ue.timer_at = None;
+            }
+            ue.enb_rlc.on_timer(now);
+            ue.ue_rlc.on_timer(now);
+            self.after_rlc(ctx, u);
+        }
+        // Blocks decoded in the previous TTI reach the peer RLC.
+        let mut list = std::mem::take(&mut self.rings.deliver[slot(n)]);
+        for &(link, idx) in &list {
+            self.deliver(ctx, link, idx);
+        }
+        list.clear();
+        self.rings.deliver[slot(n)] = list;
+        // HARQ feedback for the blocks sent at n - 4.
+        let mut list = std::mem::take(&mut self.rings.feedback[slot(n)]);
+        for &(link, u, pid) in &list {
+            self.feedback(link, u, pid);
+        }
+        list.clear();
+        self.rings.feedback[slot(n)] = list;
+        // HARQ retransmissions due now, both links (they keep their PRBs and MCS).
+        let mut list = std::mem::take(&mut self.rings.retx[slot(n)]);
+        let mut dl_reserved = [0u32; SECTORS_PER_SITE];
+        self.dl_retx_now.clear();
+        for &(link, u, pid) in &list {
+            let ue = &mut self.ues[u as usize];
+            let harq = match link {
+                Link::Dl => &mut ue.dl_harq,
+                Link::Ul => &mut ue.ul_harq,
+            };
+            harq.retransmit(n, pid as usize);
+            let idx = *harq
+                .block(pid as usize)
+                .expect("a retransmitted process holds a block");
+            if link == Link::Dl {
+                dl_reserved[ue.sector] += self.pool.tbs[idx as usize].n_prb;
+                self.dl_retx_now.push(u);
+            }
+            self.transmit(n, link, u, pid, idx);
+        }
+        list.clear();
+        self.rings.retx[slot(n)] = list;
+        for (sec, &reserved) in dl_reserved.iter().enumerate() {
+            self.downlink(ctx, n, sec, reserved);
+        }
+        self.pusch(n);
+        for sec in 0..SECTORS_PER_SITE {
+            self.uplink_grants(ctx, n, sec);
+        }
+        self.run_macs(n);
+    }
+
+    /// The SINR a transmission at TTI `n` sees, linear, and the draw that decides it.
+    fn transmit(&mut self, n: u64, link: Link, u: u32, pid: u8, idx: u32) {
+        let ue = &mut self.ues[u as usize];
+        let (gain, rng) = match link {
+            Link::Dl => (ue.dl_fading.gain_tti(1, n), &mut ue.dl_rng),
+            Link::Ul => (ue.ul_fading.gain_tti(1, n), &mut ue.ul_rng),
+        };
+        let mean_lin = ue.mean_lin[link as usize];
+        let tb = &mut self.pool.tbs[idx as usize];
+        tb.tx += 1;
+        tb.sinr_sum += mean_lin * gain;
+        // Chase combining: the k-th transmission is decoded at the summed SINR (lte-cell.md
+        // §2.4); BLER from the AWGN curve of its MCS.
+        let bler = bler_first_tx(tb.mcs, lin_to_db(tb.sinr_sum)).expect("a valid MCS");
+        tb.decoded = rng.uniform() >= bler;
+        match link {
+            Link::Dl => {
+                ue.st.dl_tx += 1;
+                ue.st.dl_tx_failed += u64::from(!tb.decoded);
+            }
+            Link::Ul => {
+                ue.st.ul_tx += 1;
+                ue.st.ul_tx_failed += u64::from(!tb.decoded);
+            }
+        }
+        self.rings.feedback[slot(n + PUSCH_DELAY)].push((link, u, pid));
+        if tb.decoded {
+            self.rings.deliver[slot(n + 1)].push((link, idx));
+        }
+    }
+
+    /// HARQ ACK/NACK at n + 4: free the process, or schedule the retransmission at n + 8.
+    fn feedback(&mut self, link: Link, u: u32, pid: u8) {
+        let ue = &mut self.ues[u as usize];
+        let idx = *match link {
+            Link::Dl => ue.dl_harq.block(pid as usize),
+            Link::Ul => ue.ul_harq.block(pid as usize),
+        }
+        .expect("feedback for a busy process");
+        let tb = &self.pool.tbs[idx as usize];
+        let decoded = tb.decoded;
+        if tb.tx == 1 && self.olla_step_db > 0.0 {
+            // Outer loop on first transmissions: +step on ACK, -9 steps on NACK (10 % BLER).
+            let step = if decoded {
+                self.olla_step_db
+            } else {
+                -9.0 * self.olla_step_db
+            };
+            let o = &mut ue.olla_db[link as usize];
+            *o = (*o + step).clamp(-20.0, 20.0);
+            ue.olla_lin[link as usize] = db_to_lin(*o);
+        }
+        let harq = match link {
+            Link::Dl => &mut ue.dl_harq,
+            Link::Ul => &mut ue.ul_harq,
+        };
+        match harq.on_feedback(pid as usize, decoded) {
+            Feedback::Delivered(i) => self.pool.release(i),
+            Feedback::GivenUp(i) => {
+                if link == Link::Ul {
+                    // The block and its BSR are lost, and the UE sends no new regular BSR
+                    // while it still has data (36.321 §5.4.5) until retxBSR-Timer (2.56 s):
+                    // the eNB, which saw the failure, grants the block's size again.
+                    let bytes = self.pool.tbs[i as usize].bytes as u64;
+                    let ue = &mut self.ues[u as usize];
+                    ue.ul_need = ue.ul_need.max(bytes);
+                    self.activate_ul(u);
+                }
+                self.pool.release(i);
+            }
+            Feedback::RetransmitAt(at) => self.rings.retx[slot(at)].push((link, u, pid)),
+        }
+        if link == Link::Dl {
+            // A process is free again: data may be waiting for it.
+            self.activate_dl(u);
+        }
+    }
+
+    /// A decoded block reaches the peer: SDUs go up, STATUS and the BSR are acted on.
+    fn deliver(&mut self, ctx: &mut Ctx, link: Link, idx: u32) {
+        let now = ctx.now;
+        let measuring = now >= ctx.probe.measure_from;
+        let tb = &self.pool.tbs[idx as usize];
+        let u = tb.ue;
+        let ue = &mut self.ues[u as usize];
+        self.packets.clear();
+        match link {
+            Link::Dl => {
+                ue.ue_rlc.on_chunks(now, &tb.chunks);
+                ue.ue_rlc.drain_delivered(&mut self.packets);
+            }
+            Link::Ul => {
+                ue.enb_rlc.on_chunks(now, &tb.chunks);
+                ue.enb_rlc.drain_delivered(&mut self.packets);
+                for p in &self.packets {
+                    if measuring && is_pure_ack(p) {
+                        ue.st.acks_at_enb += 1;
+                        ue.st.ack_delay_sum += now - p.sent_at;
+                    }
+                }
+                if let Some(b) = tb.bsr {
+                    // What the UE had when it built the block, less what the eNB granted
+                    // since for later TTIs (those grants will carry part of it).
+                    ue.ul_need = (bsr_bytes(b) as u64).saturating_sub(ue.granted_after(tb.built));
+                    if ue.ul_need > 0 {
+                        self.activate_ul(u);
+                    }
+                }
+            }
+        }
+        for i in 0..self.packets.len() {
+            let p = self.packets[i];
+            ctx.send(p);
+        }
+        self.after_rlc(ctx, u);
+        if link == Link::Ul {
+            // STATUS from the UE may have freed downlink SDUs.
+            self.trace_buffer(ctx, u);
+        }
+    }
+
+    /// The MCS for UE `u` on `link` at TTI `n`: from the SINR reported `cqi_delay` TTIs ago
+    /// (mean + fast fading then), the highest MCS at 10 % BLER; MCS 0 below its threshold.
+    fn mcs(&mut self, n: u64, link: Link, u: u32) -> u8 {
+        if link == Link::Ul {
+            if let Some(m) = self.ul_fixed_mcs {
+                return m;
+            }
+        }
+        let ue = &mut self.ues[u as usize];
+        let report = n.saturating_sub(self.cqi_delay);
+        let gain = match link {
+            Link::Dl => ue.dl_fading.gain_tti(0, report),
+            Link::Ul => ue.ul_fading.gain_tti(0, report),
+        };
+        let sinr = ue.mean_lin[link as usize] * gain * ue.olla_lin[link as usize];
+        // The highest MCS whose 10 % threshold the SINR reaches (amc::sinr_to_mcs, linear).
+        self.mcs_threshold_lin
+            .iter()
+            .take_while(|&&t| t <= sinr)
+            .count()
+            .saturating_sub(1) as u8
+    }
+
+    /// Downlink of one sector at TTI `n`: PF over the UEs with data and a free HARQ process
+    /// (not those retransmitting now), `reserved` PRBs already taken by retransmissions.
+    fn downlink(&mut self, ctx: &mut Ctx, n: u64, sec: usize, reserved: u32) {
+        let now = ctx.now;
+        self.cands.clear();
+        let mut active = std::mem::take(&mut self.sectors[sec].dl_active);
+        let mut k = 0;
+        while k < active.len() {
+            let u = active[k];
+            let backlog = self.ues[u as usize].dl_backlog(self.per_sdu, self.mac_header);
+            if backlog == 0 {
+                self.ues[u as usize].in_dl_active = false;
+                active.remove(k);
+                continue;
+            }
+            k += 1;
+            let ue = &self.ues[u as usize];
+            if ue.dl_harq.free_process().is_none() || self.dl_retx_now.contains(&u) {
+                continue;
+            }
+            let mcs = self.mcs(n, Link::Dl, u);
+            self.learn_tbs(u, mcs);
+            self.cands.push(Candidate {
+                ue: u,
+                mcs,
+                backlog: backlog.min(u32::MAX as u64) as u32,
+            });
+        }
+        self.sectors[sec].dl_active = active;
+        let cands = std::mem::take(&mut self.cands);
+        let mut allocs = std::mem::take(&mut self.allocs);
+        self.sectors[sec]
+            .dl
+            .schedule(n, reserved, &cands, &mut allocs);
+        for a in &allocs {
+            let mcs = cands.iter().find(|c| c.ue == a.ue).map_or(0, |c| c.mcs);
+            self.send_dl(ctx, n, *a, mcs);
+        }
+        self.cands = cands;
+        self.allocs = allocs;
+        let _ = now;
+    }
+
+    /// Eq. (1)'s S_TBS for Hybrid(opt): the UE's whole-band TBS at its MCS, averaged over
+    /// the TTIs it had downlink data (Table I's TBS are whole-band, lte-cell.md §3); T_opt
+    /// follows it.
+    fn learn_tbs(&mut self, u: u32, mcs: u8) {
+        let ue = &mut self.ues[u as usize];
+        let tbs = tbs_for_mcs(Channel::Pdsch, mcs, self.n_prb).expect("a valid MCS") / 8;
+        ue.s_tbs_sum += tbs as f64;
+        ue.s_tbs_n += 1;
+        if self.hybrid_opt {
+            let s_tbs = ue.s_tbs_sum / ue.s_tbs_n as f64;
+            let t = t_opt(s_tbs, self.segment_bytes, S_HEADER_BYTES, self.rounding)
+                .expect("a finite TBS");
+            if t != ue.t_opt {
+                ue.t_opt = t;
+                ue.filter.set_t_opt(t);
+            }
+        }
+    }
+
+    /// Build and send a downlink block: SDUs move from the buffer into the RLC as far as
+    /// the block has room (CoDel judges each at this moment), then RLC fills it.
+    fn send_dl(&mut self, ctx: &mut Ctx, n: u64, a: Allocation, mcs: u8) {
+        let now = ctx.now;
+        let u = a.ue;
+        let room = a.tbs.saturating_sub(self.mac_header);
+        let ue = &mut self.ues[u as usize];
+        while ue.enb_rlc.buffer_status() < room as u64 {
+            let Some((pkt, at)) = ue.dl_queue.pop_front() else {
+                break;
+            };
+            ue.dl_queue_bytes -= pkt.size as u64;
+            let bo_bits = (ue.dl_queue_bytes + ue.enb_rlc.buffer_status()) as f64 * 8.0;
+            ue.discipline.advance(now, bo_bits);
+            if let Some(reason) = ue.discipline.on_dequeue(now, now - at, ue.dl_queue_bytes) {
+                ue.st.buffer_drops[reason as usize] += 1;
+                ctx.probe.drop(now, &pkt);
+                continue;
+            }
+            ue.enb_rlc.offer_sdu(now, pkt);
+        }
+        let idx = self.pool.alloc(u, mcs, a.n_prb, a.tbs);
+        let tb = &mut self.pool.tbs[idx as usize];
+        tb.built = n;
+        ue.enb_rlc.poll_tx(now, room, &mut tb.chunks);
+        if tb.chunks.is_empty() {
+            self.pool.release(idx);
+        } else {
+            let pid = ue
+                .dl_harq
+                .free_process()
+                .expect("candidates have a free process");
+            ue.dl_harq.send_new(n, pid, idx);
+            ue.st.dl_new_tbs += 1;
+            ue.st.dl_mcs_sum += mcs as u64;
+            ue.st.dl_tbs_sum += a.tbs as u64;
+            self.transmit(n, Link::Dl, u, pid as u8, idx);
+        }
+        self.after_rlc(ctx, u);
+        self.trace_buffer(ctx, u);
+    }
+
+    /// PUSCH at TTI `n`: the blocks the UEs built when they were granted at n − 4.
+    fn pusch(&mut self, n: u64) {
+        let mut list = std::mem::take(&mut self.rings.pusch[slot(n)]);
+        for &(u, idx) in &list {
+            let ue = &mut self.ues[u as usize];
+            let pid = (n % ue_harq_processes(ue)) as usize;
+            ue.ul_harq.send_new(n, pid, idx);
+            self.transmit(n, Link::Ul, u, pid as u8, idx);
+        }
+        list.clear();
+        self.rings.pusch[slot(n)] = list;
+    }
+
+    /// A UE receives a grant at `n` for PUSCH at `target` = n + 4 and assembles the MAC PDU
+    /// now (36.321 §5.4.1): the grant-triggered discard runs on the block size, ACKs move from
+    /// the filter into the RLC as far as they fit, RLC fills the block, and the MAC adds a
+    /// BSR, the regular or periodic one when triggered (§5.4.5), else a padding BSR in the 2
+    /// octets kept for it; the grant cancels a pending SR (§5.4.4). ACKs arriving later wait
+    /// for the next grant.
+    fn build_ul(&mut self, ctx: &mut Ctx, n: u64, target: u64, a: Allocation, mcs: u8) {
+        let now = ctx.now;
+        let u = a.ue;
+        let ue = &mut self.ues[u as usize];
+        let room = a.tbs.saturating_sub(self.mac_header + SHORT_BSR_BYTES);
+        self.packets.clear();
+        ue.filter
+            .discard_for_grant(a.tbs.saturating_sub(SHORT_BSR_BYTES), &mut self.packets);
+        while ue.ue_rlc.buffer_status() < room as u64 {
+            let Some(p) = ue.filter.pop_front() else {
+                break;
+            };
+            ue.ue_rlc.offer_sdu(now, p);
+        }
+        let idx = self.pool.alloc(u, mcs, a.n_prb, a.tbs);
+        let tb = &mut self.pool.tbs[idx as usize];
+        // The BSR counts what is left after this block and the ones built before it.
+        tb.built = target;
+        ue.ue_rlc.poll_tx(now, room, &mut tb.chunks);
+        let buffered = ue.ul_buffered();
+        let ctl = ue.mac.on_tti(n, buffered, a.tbs);
+        ue.mac_tti = Some(n);
+        if self.ideal_bsr {
+            // ns-3's ideal BSR: the eNB knows what is left at once; nothing rides in the block.
+            ue.ul_need = bsr_bytes(bsr_index(buffered)) as u64;
+        } else {
+            tb.bsr = Some(ctl.bsr.unwrap_or_else(|| {
+                ue.st.padding_bsrs += 1;
+                bsr_index(buffered)
+            }));
+        }
+        ue.st.ul_new_tbs += 1;
+        ue.st.ul_mcs_sum += mcs as u64;
+        self.rings.pusch[slot(target)].push((u, idx));
+        self.after_rlc(ctx, u);
+        let ue = &self.ues[u as usize];
+        let (left, need) = (ue.ul_buffered() > 0, ue.ul_need > 0);
+        if left {
+            self.activate_mac(u);
+        }
+        if need {
+            self.activate_ul(u);
+        }
+    }
+
+    /// The UE-side MAC of every UE with uplink data or a pending SR that had no PUSCH this
+    /// TTI: SRs on their PUCCH opportunities (answered `sr_grant_delay` TTIs later), ideal
+    /// BSRs in the ns-3 mode.
+    fn run_macs(&mut self, n: u64) {
+        let mut list = std::mem::take(&mut self.mac_active);
+        let mut k = 0;
+        while k < list.len() {
+            let u = list[k];
+            let ue = &mut self.ues[u as usize];
+            if ue.mac_tti != Some(n) {
+                let buffered = ue.ul_buffered();
+                let ctl = ue.mac.on_tti(n, buffered, 0);
+                ue.mac_tti = Some(n);
+                // The eNB answers an SR once; SRs repeated before its grant are ignored.
+                if ctl.sr && !ue.sr_waiting {
+                    ue.sr_waiting = true;
+                    self.rings.sr_answer[slot(n + self.sr_grant_delay)].push(u);
+                }
+                if let Some(b) = ctl.bsr {
+                    // Ideal BSR: the eNB knows it for its next grants; every block granted so
+                    // far is built, so nothing is in flight unbuilt.
+                    ue.ul_need = bsr_bytes(b) as u64;
+                    if ue.ul_need > 0 {
+                        self.activate_ul(u);
+                    }
+                }
+            }
+            let ue = &mut self.ues[u as usize];
+            if ue.ul_buffered() > 0 || ue.mac.sr_pending() {
+                k += 1;
+            } else {
+                ue.in_mac_active = false;
+                list.swap_remove(k);
+            }
+        }
+        // UEs activated while the list was out (none today) join it.
+        list.append(&mut self.mac_active);
+        self.mac_active = list;
+    }
+
+    /// Uplink grants of one sector issued at `n` for PUSCH at n + 4: the UEs the eNB believes
+    /// have data (BSR minus grants) or whose SR is answered now, minus the PRBs of the
+    /// synchronous HARQ retransmissions at n + 4.
+    fn uplink_grants(&mut self, ctx: &mut Ctx, n: u64, sec: usize) {
+        let target = n + PUSCH_DELAY;
+        if sec == 0 {
+            let answered = std::mem::take(&mut self.rings.sr_answer[slot(n)]);
+            for &u in &answered {
+                self.ues[u as usize].sr_answered = true;
+                self.ues[u as usize].sr_waiting = false;
+                self.activate_ul(u);
+            }
+            let mut answered = answered;
+            answered.clear();
+            self.rings.sr_answer[slot(n)] = answered;
+        }
+        let mut reserved = 0;
+        for &(link, u, pid) in &self.rings.retx[slot(target)] {
+            let ue = &self.ues[u as usize];
+            if link == Link::Ul && ue.sector == sec {
+                let idx = *ue
+                    .ul_harq
+                    .block(pid as usize)
+                    .expect("a pending retransmission");
+                reserved += self.pool.tbs[idx as usize].n_prb;
+            }
+        }
+        self.cands.clear();
+        let mut active = std::mem::take(&mut self.sectors[sec].ul_active);
+        let mut k = 0;
+        while k < active.len() {
+            let u = active[k];
+            let ue = &mut self.ues[u as usize];
+            let mut need = ue.ul_need;
+            if ue.sr_answered {
+                need = need.max(self.sr_grant_bytes as u64);
+            }
+            if need == 0 {
+                ue.in_ul_active = false;
+                active.remove(k);
+                continue;
+            }
+            k += 1;
+            let pid = (target % ue_harq_processes(ue)) as usize;
+            if !ue.ul_harq.is_free(pid) {
+                continue;
+            }
+            let mcs = self.mcs(n, Link::Ul, u);
+            self.cands.push(Candidate {
+                ue: u,
+                mcs,
+                backlog: need.min(u32::MAX as u64) as u32,
+            });
+        }
+        self.sectors[sec].ul_active = active;
+        self.cands.sort_unstable_by_key(|c| c.ue);
+        let cands = std::mem::take(&mut self.cands);
+        let mut allocs = std::mem::take(&mut self.allocs);
+        self.sectors[sec]
+            .ul
+            .schedule(n, reserved, &cands, &mut allocs);
+        for a in &allocs {
+            let mcs = cands.iter().find(|c| c.ue == a.ue).map_or(0, |c| c.mcs);
+            let ue = &mut self.ues[a.ue as usize];
+            ue.granted[slot(target)] = (target, a.tbs);
+            ue.ul_need = ue.ul_need.saturating_sub(a.tbs as u64);
+            ue.sr_answered = false;
+            ue.st.grants += 1;
+            self.build_ul(ctx, n, target, *a, mcs);
+        }
+        self.cands = cands;
+        self.allocs = allocs;
+    }
+
+    /// The cell's statistics (per-UE goodput and the cell's fairness are filled in from the
+    /// flows once the hosts have reported, `sim.rs`).
+    pub fn finish(&mut self, r: &mut RunResult, end: Time, measure_from: Time) {
+        let mut ues = Vec::with_capacity(self.ues.len());
+        let mut cell = LteCellStats {
+            ues: self.ues.len() as u32,
+            redrawn_ues: self.redrawn as u64,
+            ..LteCellStats::default()
+        };
+        let mut drops: BTreeMap<String, u64> = BTreeMap::new();
+        let ratio = |a: u64, b: u64| if b > 0 { a as f64 / b as f64 } else { f64::NAN };
+        for (i, ue) in self.ues.iter_mut().enumerate() {
+            let f = ue.filter.stats();
+            let st = &ue.st;
+            let rlc_dl = ue.enb_rlc.stats();
+            let rlc_ul = ue.ue_rlc.stats();
+            for d in BufferDrop::ALL {
+                *drops.entry(d.name().to_string()).or_default() += st.buffer_drops[d as usize];
+            }
+            *drops.entry("rlc_discard".to_string()).or_default() += rlc_dl.sdus_discarded;
+            let s = LteUeStats {
+                ue: i as u32,
+                sector: ue.sector as u32,
+                x_m: ue.x_m,
+                y_m: ue.y_m,
+                distance_m: ue.distance_m,
+                dl_sinr_db: ue.dl_sinr_db,
+                ul_sinr_db: ue.ul_sinr_db,
+                goodput_kbps: 0.0,
+                dl_mean_mcs: ratio(st.dl_mcs_sum, st.dl_new_tbs),
+                dl_mean_tbs_bytes: ratio(st.dl_tbs_sum, st.dl_new_tbs),
+                s_tbs_bytes: if ue.s_tbs_n > 0 {
+                    ue.s_tbs_sum / ue.s_tbs_n as f64
+                } else {
+                    f64::NAN
+                },
+                t_opt: ue.t_opt,
+                dl_blocks: st.dl_new_tbs,
+                dl_bler: ratio(st.dl_tx_failed, st.dl_tx),
+                dl_harq_retx: ue.dl_harq.stats.retransmissions,
+                dl_harq_given_up: ue.dl_harq.stats.given_up,
+                ul_mean_mcs: ratio(st.ul_mcs_sum, st.ul_new_tbs),
+                ul_blocks: st.ul_new_tbs,
+                ul_bler: ratio(st.ul_tx_failed, st.ul_tx),
+                ul_harq_retx: ue.ul_harq.stats.retransmissions,
+                ul_harq_given_up: ue.ul_harq.stats.given_up,
+                acks_in: f.acks_in,
+                dup_acks_in: f.dup_acks_in,
+                acks_sent: f.acks_out,
+                acks_discarded: f.drops.total(),
+                acks_discarded_passive: f.drops.passive,
+                acks_discarded_active: f.drops.active,
+                acks_discarded_cake: f.drops.cake,
+                ul_ack_delay_mean_ms: if st.acks_at_enb > 0 {
+                    to_millis(st.ack_delay_sum) / st.acks_at_enb as f64
+                } else {
+                    f64::NAN
+                },
+                srs: ue.mac.stats.srs_sent,
+                bsrs: ue.mac.stats.bsrs_sent,
+                padding_bsrs: st.padding_bsrs,
+                grants: st.grants,
+                sr_give_ups: ue.mac.stats.sr_give_ups,
+                dl_rlc_retransmitted: rlc_dl.pdus_retransmitted,
+                ul_rlc_retransmitted: rlc_ul.pdus_retransmitted,
+                rlc_discards: rlc_dl.sdus_discarded + rlc_ul.sdus_discarded,
+                mean_buffer_sdus: ue.occupancy.mean(end, measure_from),
+                max_buffer_sdus: ue.occupancy.max as u32,
+            };
+            cell.add(&s);
+            ues.push(s);
+        }
+        cell.finish_means(&ues);
+        cell.drops = drops;
+        r.lte = Some(LteStats {
+            flows_per_ue: self.flows_per_ue,
+            cell,
+            ues,
+        });
+    }
+}
+
+#[inline]
+fn ue_harq_processes(ue: &Ue) -> u64 {
+    ue.ul_harq.processes() as u64
+}
+
+fn db_to_lin(db: f64) -> f64 {
+    10f64.powf(db / 10.0)
+}
+
+fn lin_to_db(lin: f64) -> f64 {
+    10.0 * lin.log10()
+}
+
+/// Mean uplink SINR per PRB in dB (lte-cell.md §2.5): open-loop power control with α = 1,
+/// P = min(P_max − 10 log10 M_ref, P0 + coupling loss) per PRB, so the eNB receives P0 unless
+/// the UE is power-limited; noise kTB·NF per PRB, IoT and the SC-FDMA loss subtracted. With
+/// no coupling loss (SINRs given per UE) the UE is taken as not power-limited.
+fn ul_sinr_db(c: &LteConfig, coupling_db: f64) -> f64 {
+    let u = &c.uplink;
+    let noise = THERMAL_NOISE_DBM_PER_HZ + 10.0 * PRB_HZ.log10() + u.enb_noise_figure_db;
+    let rx = if coupling_db.is_finite() {
+        (u.ue_power_dbm - 10.0 * f64::from(u.reference_prb).log10() - coupling_db).min(u.p0_dbm)
+    } else {
+        u.p0_dbm
+    };
+    rx - noise - u.iot_db - u.sc_fdma_loss_db
+}
