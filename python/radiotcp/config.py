@@ -836,9 +836,7 @@ class LteRlcConfig(_Model):
     mode: Literal["am", "um"] = Field("am", description="'am' or 'um'.")
     t_poll_retransmit_ms: TimerMs = Field(45.0, description="t-PollRetransmit, ms.")
     t_reordering_ms: TimerMs = Field(35.0, description="t-Reordering, ms.")
-    t_status_prohibit_ms: TimerOrOffMs = Field(
-        10.0, description="t-StatusProhibit, ms; 0 = none."
-    )
+    t_status_prohibit_ms: TimerOrOffMs = Field(10.0, description="t-StatusProhibit, ms; 0 = none.")
     poll_pdu: int = Field(4, ge=1, le=U32_MAX, description="pollPDU.")
     poll_byte: int = Field(25_000, ge=1, le=2**63 - 1, description="pollByte, octets.")
     max_retx: int = Field(

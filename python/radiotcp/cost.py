@@ -22,7 +22,10 @@ __all__ = ["Cost", "estimate"]
 
 # Wall time per event on the 2-core reference machine, measured once on the presets (release
 # build); only the order of magnitude matters here.
-NS_PER_EVENT = {"wired": 150.0, "umts": 2000.0, "rlp": 1000.0}
+NS_PER_EVENT = {"wired": 150.0, "umts": 2000.0, "rlp": 1000.0, "lte": 1100.0}
+# What one busy LTE sector carries, kb/s: the preset's cell delivers about 13 Mb/s per
+# occupied sector (measured, `make bench`); only the order of magnitude matters.
+LTE_SECTOR_KBPS = 13_000.0
 # Events per access-node period: the step itself, and radio arrivals in the periods that carry
 # frames (measured: 1.0 per TTI when idle, about 2 when busy).
 EVENTS_PER_PERIOD = 1.5
@@ -54,10 +57,14 @@ def estimate(cfg: ScenarioConfig) -> Cost:
         bottleneck_kbps = min(bottleneck_kbps, rlp_kbps)
         one_way_ms += access.one_way_delay_ms
         period_ms = access.slot_ms
+    elif access.kind == "lte":
+        bottleneck_kbps = min(bottleneck_kbps, min(access.ues, 3) * LTE_SECTOR_KBPS)
+        period_ms = 1.0
+    flows = cfg.flows.count * (access.ues if access.kind == "lte" else 1)
     rate_pps = bottleneck_kbps * 1000 / 8 / t.packet_size_bytes
     window = t.rwnd_bytes if t.awnd_segments is None else t.awnd_segments * t.packet_size_bytes
     rtt_s = max(2 * one_way_ms / 1000, 1e-3)
-    window_pps = cfg.flows.count * window / rtt_s / t.packet_size_bytes
+    window_pps = flows * window / rtt_s / t.packet_size_bytes
     pps = min(rate_pps, window_pps)
     # Per data packet: transmit-done and arrival on every link, the same for its share of
     # ACKs (one per delack_count packets), and the sender's and receiver's timer events.

@@ -23,9 +23,11 @@ __all__ = [
     "plot_goodput_delay",
     "plot_histograms",
     "plot_metric_vs_param",
+    "plot_per_ue",
     "plot_trace_compare",
     "plot_traces",
     "plot_tradeoff",
+    "plot_ue_map",
     "save",
 ]
 
@@ -214,6 +216,108 @@ def plot_metric_vs_param(
         ax.set_title(title)
     if (group is not None and n_groups > 0) or baseline:
         ax.legend(fontsize="small", framealpha=0.85)
+    return fig
+
+
+def plot_per_ue(
+    points: Sequence[Mapping[str, Any]],
+    field: str,
+    group: str | None = None,
+    *,
+    title: str | None = None,
+) -> Figure:
+    """A per-UE quantity of the LTE cell as grouped bars: one bar per UE and value of ``group``
+    (e.g. the ACK filter), with 90 % CI error bars. ``points`` hold ``lte.ues.<i>.<field>``
+    summaries (see :func:`plot_metric_vs_param`); UEs are numbered from 1 as in the paper."""
+    fig = Figure(
+        figsize=(max(6.4, 0.32 * _ue_count(points, field) + 2.5), 4.2), layout="constrained"
+    )
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    n_ues = _ue_count(points, field)
+    groups = sorted({p.get(group) if group is not None else None for p in points}, key=_sort_key)
+    width = 0.8 / max(1, len(groups))
+    xs = np.arange(n_ues, dtype=np.float64)
+    for k, g in enumerate(groups):
+        pts = [p for p in points if group is None or p.get(group) == g]
+        if not pts:
+            continue
+        stats = [
+            _mean_and_half_width(pts[0].get(f"lte.ues.{i}.{field}", math.nan)) for i in range(n_ues)
+        ]
+        ys = np.array([s[0] for s in stats], dtype=np.float64)
+        hws = np.array([s[1] for s in stats], dtype=np.float64)
+        label = f"{group} = {g}" if group is not None else field
+        ax.bar(
+            xs + (k - (len(groups) - 1) / 2) * width,
+            ys,
+            width,
+            yerr=np.where(np.isfinite(hws), hws, 0.0),
+            capsize=2,
+            color=f"C{k % 10}",
+            label=label,
+        )
+    ax.set_xticks(xs, [str(i + 1) for i in range(n_ues)], fontsize="small")
+    ax.set_xlabel("UE")
+    ax.set_ylabel(label_for(field))
+    ax.grid(True, axis="y", alpha=0.3)
+    if title is not None:
+        ax.set_title(title)
+    if group is not None:
+        ax.legend(fontsize="small", framealpha=0.85)
+    return fig
+
+
+def _ue_count(points: Sequence[Mapping[str, Any]], field: str) -> int:
+    n = 0
+    for p in points:
+        while f"lte.ues.{n}.{field}" in p:
+            n += 1
+    return n
+
+
+def plot_ue_map(
+    point: Mapping[str, Any],
+    isd_m: float = 500.0,
+    label_field: str | None = "goodput_kbps",
+    *,
+    title: str | None = None,
+) -> Figure:
+    """The UEs of one LTE drop (``lte.ues.<i>.x_m`` / ``y_m`` of ``point``) in the centre
+    site's hexagon, coloured by serving sector and numbered from 1, with ``label_field``
+    (e.g. goodput) next to each."""
+    fig = Figure(figsize=(6.0, 5.6), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    r = isd_m / math.sqrt(3.0)
+    hexagon = [
+        (r * math.cos(math.radians(60 * k)), r * math.sin(math.radians(60 * k))) for k in range(7)
+    ]
+    ax.plot([h[0] for h in hexagon], [h[1] for h in hexagon], color="0.5", linewidth=1.0)
+    ax.plot([0.0], [0.0], marker="^", color="k", markersize=9)
+    i = 0
+    while f"lte.ues.{i}.x_m" in point:
+        x, _ = _mean_and_half_width(point[f"lte.ues.{i}.x_m"])
+        y, _ = _mean_and_half_width(point[f"lte.ues.{i}.y_m"])
+        sec, _ = _mean_and_half_width(point.get(f"lte.ues.{i}.sector", 0.0))
+        if math.isfinite(x) and math.isfinite(y):
+            ax.plot([x], [y], marker="o", color=f"C{int(sec) % 10}", markersize=6)
+            text = f"{i + 1}"
+            if label_field is not None:
+                v, _ = _mean_and_half_width(point.get(f"lte.ues.{i}.{label_field}", math.nan))
+                if math.isfinite(v):
+                    text += f" ({v:.3g})"
+            ax.annotate(text, (x, y), textcoords="offset points", xytext=(4, 3), fontsize=7)
+        i += 1
+    ax.set_aspect("equal")
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+    ax.grid(True, alpha=0.3)
+    ax.set_title(
+        title
+        or "UEs of the drop (colour = sector"
+        + (f", label = {label_field})" if label_field else ")")
+    )
     return fig
 
 

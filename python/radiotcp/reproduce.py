@@ -53,11 +53,17 @@ class Figure(BaseModel):
         "ack_tid",
         "trace_histogram",
         "trace_compare",
+        "per_ue",
+        "ue_map",
     ]
     file: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", description="File name without extension.")
     title: str | None = None
     x: str | None = Field(None, description="Sweep key on the x axis (metric, goodput_delay).")
-    metric: str | None = Field(None, description="Metric on the y axis (kind = metric).")
+    metric: str | None = Field(
+        None,
+        description="Metric on the y axis (kind = metric); per_ue: the per-UE field "
+        "(`lte.ues.<i>.<metric>`); ue_map: the per-UE field written next to each UE.",
+    )
     group: str | None = Field(None, description="Sweep key giving one line per value.")
     where: dict[str, Any] = Field(
         default_factory=dict,
@@ -118,6 +124,11 @@ class Report(BaseModel):
     metrics: list[str] = Field(
         default_factory=lambda: ["goodput_kbps", "delay_mean_ms", "drops", "timeouts"]
     )
+    per_ue: list[str] = Field(
+        default_factory=list,
+        description="LTE cell: per-UE fields (`lte.ues.<i>.<field>`) tabulated UE by UE for "
+        "every point.",
+    )
 
 
 class Recipe(BaseModel):
@@ -141,6 +152,8 @@ class Recipe(BaseModel):
                 )
             if f.kind in ("metric", "goodput_delay") and f.x is None:
                 raise ValueError(f"figures.{f.file}: kind = {f.kind} needs x")
+            if f.kind == "per_ue" and f.metric is None:
+                raise ValueError(f"figure {f.file!r}: kind = 'per_ue' needs `metric`")
             if f.kind == "metric" and f.metric is None:
                 raise ValueError(f"figures.{f.file}: kind = metric needs metric")
             if f.kind == "tradeoff" and not f.label:
@@ -287,6 +300,26 @@ def _report(rep: Reproduction, figures: Sequence[tuple[str, Path]]) -> str:
             cells = [str(row[p]) for p in bparams]
             cells += [_fmt(row[m], row[f"{m}.ci90"]) for m in bmetrics]
             lines.append("| " + " | ".join(cells) + " |")
+    for fields in [r.report.per_ue] if r.report.per_ue else []:
+        for row in res.points():
+            n = 0
+            while f"lte.ues.{n}.{fields[0]}" in row:
+                n += 1
+            if n == 0:
+                continue
+            where = ", ".join(f"{p} = {row[p]}" for p in params)
+            lines += ["", f"Per UE ({where or 'all runs'}):", ""]
+            lines.append("| UE | " + " | ".join(fields) + " |")
+            lines.append("|---|" + "---|" * len(fields))
+            for i in range(n):
+                cells = [
+                    _fmt(
+                        row.get(f"lte.ues.{i}.{f}", math.nan),
+                        row.get(f"lte.ues.{i}.{f}.ci90", math.nan),
+                    )
+                    for f in fields
+                ]
+                lines.append(f"| {i + 1} | " + " | ".join(cells) + " |")
     lines += ["", "Files: `runs.csv` (one row per run), `points.csv` (one row per point).", ""]
     return "\n".join(lines)
 
@@ -429,6 +462,14 @@ def reproduce(
             fig = _tid_figure(base, spec.set, f.curves, title=f.title)
         elif f.kind == "trace_histogram":
             fig = _trace_histogram(base, spec.set, f)
+        elif f.kind == "per_ue":
+            assert f.metric is not None
+            pts = points([m for m in result.metrics if m.startswith("lte.ues.")])
+            fig = plots.plot_per_ue(pts, f.metric, f.group, title=f.title)
+        elif f.kind == "ue_map":
+            pts = points([m for m in result.metrics if m.startswith("lte.ues.")])
+            isd = (base or {}).get("access", {}).get("cell", {}).get("isd_m", 500.0)
+            fig = plots.plot_ue_map(pts[0], isd, f.metric, title=f.title)
         elif f.kind == "trace_compare":
             runs_traced = []
             for entry in f.panels:
@@ -446,7 +487,7 @@ def reproduce(
                 baseline=reference([f.metric]),
                 baseline_label=f.baseline or "",
             )
-        if f.title and f.kind not in ("metric", "ack_tid"):
+        if f.title and f.kind not in ("metric", "ack_tid", "per_ue", "ue_map"):
             fig.suptitle(f.title)
         for ext in ("png", "svg"):
             rep.files.append(plots.save(fig, out / f"{f.file}.{ext}"))

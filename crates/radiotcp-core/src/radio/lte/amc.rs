@@ -7,7 +7,7 @@
 //! The Shannon-gap (PiroEW2010) column of that table is not used: it is ns-3's non-default
 //! option and 4–5 dB more conservative (lte-cell.md §2.3, §6).
 //!
-//! Pure functions; nothing here is wired into a run.
+//! Pure functions; the LTE cell (`node/lte.rs`) uses them.
 
 use crate::error::ParamError;
 

@@ -8,7 +8,8 @@
 //! transmitting on every PRB (the 3GPP calibration assumption, lte-cell.md §2.1) plus thermal
 //! noise kTB·NF. Geometry is drawn once per drop and is then a per-UE constant.
 //!
-//! Pure functions over [`CellParams`] and an [`RngStream`]; nothing here is wired into a run.
+//! Pure functions over [`CellParams`] and an [`RngStream`]; the LTE cell drops its UEs with
+//! them.
 
 use crate::engine::RngStream;
 use crate::error::ParamError;

@@ -2,8 +2,7 @@
 //! ([`tbs`]), the Case-1 cell geometry ([`geometry`]), the SINR -> CQI -> MCS -> BLER chain
 //! ([`amc`]), fast fading ([`fading`]), HARQ ([`harq`]), the UE's uplink request path, SR and
 //! BSR ([`ul_mac`]), the proportional-fair downlink scheduler ([`sched`]), and the RLC entity,
-//! AM and UM, of TS 36.322 ([`rlc`]). Entities only so far; the LTE cell node that uses them is
-//! not wired into the topology yet.
+//! AM and UM, of TS 36.322 ([`rlc`]). The LTE cell node (`node/lte.rs`) drives them.
 
 pub mod amc;
 pub mod fading;

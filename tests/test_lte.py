@@ -1,0 +1,151 @@
+"""The LTE cell from Python: configuration errors name the key, the preset runs from the CLI
+and reports per-UE metrics, results are deterministic, and a small LTE recipe produces its
+per-UE figures, UE map and per-UE table."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from matplotlib.figure import Figure
+
+from radiotcp import _core, plots
+from radiotcp.cli import main
+from radiotcp.config import load, to_core_json
+from radiotcp.errors import ConfigError
+from radiotcp.reproduce import reproduce
+from radiotcp.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+LTE = ROOT / "scenarios" / "lte-ohta.toml"
+SHORT = ["access.ues=4", "simulation.duration_s=3", "simulation.warmup_s=1"]
+
+
+def run(overrides: list[str], seed: int = 1) -> dict:
+    return _core.simulate(to_core_json(load(LTE, [*SHORT, *overrides])), seed, 0)
+
+
+@pytest.mark.parametrize(
+    ("override", "key", "allowed"),
+    [
+        ("access.ues=0", "access.ues", ">= 1"),
+        ("access.bandwidth_mhz=15", "access.bandwidth_mhz", "5"),
+        ("access.cell.ue_sinr_db=[1.0, 2.0]", "access.cell.ue_sinr_db", "exactly `ues` values"),
+        ('access.ack_filter.scheme="drop_all"', "access.ack_filter.scheme", "hybrid_opt"),
+        ("access.ack_filter.ratio=1.5", "access.ack_filter.ratio", "1"),
+        ("access.uplink.sr_period_ms=3", "access.uplink.sr_period_ms", "10"),
+        ("access.uplink.min_prb=101", "access.uplink.min_prb", "100"),
+        ("access.rlc.max_retx=33", "access.rlc.max_retx", "32"),
+        ("access.tti_ms=1", "access.tti_ms", "lte"),
+    ],
+)
+def test_bad_lte_values_name_the_key(override: str, key: str, allowed: str) -> None:
+    with pytest.raises(ConfigError) as ei:
+        load(LTE, [override])
+    problem = ei.value.problems[0]
+    assert problem.key == key
+    assert allowed in str(ei.value)
+
+
+def test_the_core_accepts_what_pydantic_accepts_for_every_filter() -> None:
+    for scheme in ("basic", "passive", "active", "hybrid", "hybrid_opt", "cake"):
+        _core.check_config(to_core_json(load(LTE, [f'access.ack_filter.scheme="{scheme}"'])))
+
+
+def test_cell_and_per_ue_metrics_add_up() -> None:
+    r = run(['access.ack_filter.scheme="hybrid_opt"'])
+    cell, ues = r["lte"]["cell"], r["lte"]["ues"]
+    assert len(ues) == 4
+    assert math.isclose(cell["goodput_kbps"], sum(u["goodput_kbps"] for u in ues))
+    assert math.isclose(cell["goodput_kbps"], sum(f["goodput_kbps"] for f in r["flows"]))
+    assert cell["acks_sent"] == sum(u["acks_sent"] for u in ues)
+    m = r["metrics"]
+    assert m["lte.goodput_kbps"] == cell["goodput_kbps"]
+    assert m["lte.ues.3.acks_sent"] == ues[3]["acks_sent"]
+    assert all(u["t_opt"] >= 1 for u in ues)
+    assert all(0 <= u["sector"] <= 2 for u in ues)
+    # Positions lie in the centre hexagon (circumradius 500 / sqrt 3).
+    assert all(math.hypot(u["x_m"], u["y_m"]) <= 500 / math.sqrt(3) + 1e-9 for u in ues)
+
+
+def test_same_seed_same_metrics() -> None:
+    assert run([], seed=3)["metrics"] == run([], seed=3)["metrics"]
+
+
+def test_cli_runs_the_preset(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", str(LTE), *(f"--set={s}" for s in SHORT), "--json"])
+    assert code == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert "lte.ues.0.goodput_kbps" in json.dumps(doc)
+
+
+def test_per_ue_and_map_figures() -> None:
+    pts = [
+        {
+            "s": s,
+            **{
+                f"lte.ues.{i}.{k}": {"mean": v, "ci90_half_width": 1.0, "n": 2}
+                for i in range(3)
+                for k, v in (("goodput_kbps", 10.0 * (i + 1)), ("x_m", 10.0 * i), ("y_m", 5.0))
+            },
+            **{
+                f"lte.ues.{i}.sector": {"mean": i, "ci90_half_width": 0.0, "n": 2} for i in range(3)
+            },
+        }
+        for s in ("basic", "hybrid_opt")
+    ]
+    fig = plots.plot_per_ue(pts, "goodput_kbps", "s")
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
+    assert len(ax.patches) == 6  # 3 UEs x 2 groups
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "3"]
+    fig = plots.plot_ue_map(pts[0], 500.0, "goodput_kbps")
+    labels = [t.get_text() for t in fig.axes[0].texts]
+    assert labels == ["1 (10)", "2 (20)", "3 (30)"]
+
+
+def test_a_small_lte_recipe(tmp_path: Path) -> None:
+    rdir = tmp_path / "recipes"
+    rdir.mkdir()
+    (rdir / "lte-mini.toml").write_text(
+        f"""
+name = "lte-mini"
+title = "mini"
+[sweep]
+base = "{LTE}"
+runs = 2
+seed = 1
+[sweep.set]
+"access.ues" = 3
+"access.cell.drop_seed" = 4
+"simulation.duration_s" = 2.0
+"simulation.warmup_s" = 0.5
+[sweep.grid]
+"access.ack_filter.scheme" = ["basic", "hybrid_opt"]
+[[figures]]
+kind = "per_ue"
+metric = "acks_sent"
+group = "access.ack_filter.scheme"
+file = "acks"
+[[figures]]
+kind = "ue_map"
+metric = "t_opt"
+where = {{ "access.ack_filter.scheme" = "hybrid_opt" }}
+file = "map"
+[report]
+metrics = ["lte.goodput_kbps", "lte.acks_sent"]
+per_ue = ["sector", "t_opt", "acks_sent"]
+"""
+    )
+    with Store(tmp_path / "s.sqlite") as st:
+        rep = reproduce("lte-mini", tmp_path / "out", st, dirs=[rdir])
+    names = {p.name for p in rep.files}
+    assert {"acks.png", "map.svg", "report.md"} <= names
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "Per UE (access.ack_filter.scheme = hybrid_opt)" in report
+    assert "| 3 |" in report
+    # One drop for both runs: the positions have no spread.
+    rows = [r for r in rep.result.points() if r["access.ack_filter.scheme"] == "basic"]
+    assert rows[0]["lte.ues.0.x_m.ci90"] == 0.0
