@@ -893,6 +893,12 @@ class LteConfig(_Model):
     cqi_delay_tti: int = Field(
         6, ge=0, le=1000, description="Age of the CQI an MCS is chosen from, TTIs."
     )
+    cqi_period_tti: Literal[1, 2, 5, 10, 20, 40, 80, 160] = Field(
+        5,
+        description="Periodic CQI reports every this many TTIs (TS 36.213 7.2.2; offsets "
+        "spread UE by UE); the MCS follows the latest report at least cqi_delay_tti old. "
+        "1 = every TTI.",
+    )
     olla_step_db: float = Field(
         0.1,
         ge=0.0,

@@ -24,6 +24,10 @@ pub struct LteConfig {
     pub sinr_offset_db: f64,
     /// Age of the CQI a DL (and UL) MCS is chosen from, TTIs.
     pub cqi_delay_tti: u32,
+    /// Periodic CQI reporting (TS 36.213 §7.2.2, N_pd on PUCCH): a UE measures its channel
+    /// every this many TTIs (offsets spread UE by UE); the MCS follows the latest report old
+    /// enough (`cqi_delay_tti`). 1 = every TTI.
+    pub cqi_period_tti: u32,
     /// Outer-loop link adaptation: per UE and link, an offset on the reported SINR that rises
     /// by this step (dB) on every decoded first transmission and falls by 9 steps on every
     /// failed one, which holds the first-transmission BLER at 10 % (lte-cell.md §2.4); 0 = off.
@@ -209,6 +213,7 @@ impl Default for LteConfig {
             bandwidth_mhz: 20,
             sinr_offset_db: 0.0,
             cqi_delay_tti: 6,
+            cqi_period_tti: 5,
             olla_step_db: 0.1,
             cell: LteCellConfig {
                 isd_m: 500.0,
@@ -316,6 +321,12 @@ impl LteConfig {
             "access.cqi_delay_tti",
             self.cqi_delay_tti,
             "an integer in 0..=1000",
+        )?;
+        check(
+            [1, 2, 5, 10, 20, 40, 80, 160].contains(&self.cqi_period_tti),
+            "access.cqi_period_tti",
+            self.cqi_period_tti,
+            "one of 1, 2, 5, 10, 20, 40, 80, 160 TTIs (TS 36.213 Table 7.2.2-1A; 1 = every TTI)",
         )?;
         check(
             self.olla_step_db.is_finite() && (0.0..=10.0).contains(&self.olla_step_db),

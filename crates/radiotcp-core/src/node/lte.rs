@@ -183,6 +183,9 @@ struct Ue {
     /// decoding work in the linear domain, so that a TTI takes no logarithm per UE.
     mean_lin: [f64; 2],
     olla_lin: [f64; 2],
+    /// The latest CQI report per link: its TTI and the SINR it measured (linear, mean x
+    /// fading then, before the outer loop).
+    cqi: [(Option<u64>, f64); 2],
     // eNB side, downlink.
     /// SDUs waiting in front of the RLC, with their arrival time.
     dl_queue: VecDeque<(Packet, Time)>,
@@ -279,6 +282,7 @@ struct Sector {
 pub struct LteNode {
     n_prb: u32,
     cqi_delay: u64,
+    cqi_period: u64,
     olla_step_db: f64,
     /// amc::MCS_SINR_10PCT_DB, linear.
     mcs_threshold_lin: [f64; 29],
@@ -372,6 +376,7 @@ impl LteNode {
                     db_to_lin(ul_sinr_db(c, p.coupling_loss_db)),
                 ],
                 olla_lin: [1.0; 2],
+                cqi: [(None, 0.0); 2],
                 dl_queue: VecDeque::new(),
                 dl_queue_bytes: 0,
                 discipline: config::buffer_discipline(
@@ -415,6 +420,7 @@ impl LteNode {
         Self {
             n_prb: c.n_prb(),
             cqi_delay: c.cqi_delay_tti as u64,
+            cqi_period: c.cqi_period_tti as u64,
             olla_step_db: c.olla_step_db,
             mcs_threshold_lin: MCS_SINR_10PCT_DB.map(db_to_lin),
             ul_fixed_mcs: c.uplink.fixed_mcs,
@@ -776,17 +782,28 @@ impl LteNode {
             }
         }
         let ue = &mut self.ues[u as usize];
-        let report = n.saturating_sub(self.cqi_delay);
-        let gain = match link {
-            Link::Dl => ue.dl_fading.gain_tti(0, report),
-            Link::Ul => ue.ul_fading.gain_tti(0, report),
+        // The latest report at least cqi_delay old: UE u reports at TTIs ≡ u (mod period).
+        let period = self.cqi_period;
+        let newest = n.saturating_sub(self.cqi_delay);
+        let offset = u as u64 % period;
+        let report = if newest >= offset {
+            newest - (newest - offset) % period
+        } else {
+            0
         };
-        let sinr = ue.mean_lin[link as usize] * gain * ue.olla_lin[link as usize];
-        // The highest MCS whose 10 % threshold the SINR reaches (amc::sinr_to_mcs, linear).
+        let l = link as usize;
+        if ue.cqi[l].0 != Some(report) {
+            let gain = match link {
+                Link::Dl => ue.dl_fading.gain_tti(0, report),
+                Link::Ul => ue.ul_fading.gain_tti(0, report),
+            };
+            ue.cqi[l] = (Some(report), ue.mean_lin[l] * gain);
+        }
+        let sinr = ue.cqi[l].1 * ue.olla_lin[l];
+        // The highest MCS whose 10 % threshold the SINR reaches (amc::sinr_to_mcs, linear;
+        // MCS 0 below its threshold). The thresholds increase: a binary search.
         self.mcs_threshold_lin
-            .iter()
-            .take_while(|&&t| t <= sinr)
-            .count()
+            .partition_point(|&t| t <= sinr)
             .saturating_sub(1) as u8
     }
 
@@ -859,18 +876,22 @@ impl LteNode {
         let u = a.ue;
         let room = a.tbs.saturating_sub(self.mac_header);
         let ue = &mut self.ues[u as usize];
-        while ue.enb_rlc.buffer_status() < room as u64 {
+        // What the RLC will need, kept up to date as SDUs move in (each adds its octets, its
+        // PDCP header and at most one LI) instead of asking the entity every time.
+        let mut need = ue.enb_rlc.buffer_status();
+        while need < room as u64 {
             let Some((pkt, at)) = ue.dl_queue.pop_front() else {
                 break;
             };
             ue.dl_queue_bytes -= pkt.size as u64;
-            let bo_bits = (ue.dl_queue_bytes + ue.enb_rlc.buffer_status()) as f64 * 8.0;
+            let bo_bits = (ue.dl_queue_bytes + need) as f64 * 8.0;
             ue.discipline.advance(now, bo_bits);
             if let Some(reason) = ue.discipline.on_dequeue(now, now - at, ue.dl_queue_bytes) {
                 ue.st.buffer_drops[reason as usize] += 1;
                 ctx.probe.drop(now, &pkt);
                 continue;
             }
+            need += pkt.size as u64 + self.per_sdu as u64;
             ue.enb_rlc.offer_sdu(now, pkt);
         }
         let idx = self.pool.alloc(u, mcs, a.n_prb, a.tbs);
@@ -921,10 +942,12 @@ impl LteNode {
         self.packets.clear();
         ue.filter
             .discard_for_grant(a.tbs.saturating_sub(SHORT_BSR_BYTES), &mut self.packets);
-        while ue.ue_rlc.buffer_status() < room as u64 {
+        let mut need = ue.ue_rlc.buffer_status();
+        while need < room as u64 {
             let Some(p) = ue.filter.pop_front() else {
                 break;
             };
+            need += p.size as u64 + self.per_sdu as u64;
             ue.ue_rlc.offer_sdu(now, p);
         }
         let idx = self.pool.alloc(u, mcs, a.n_prb, a.tbs);

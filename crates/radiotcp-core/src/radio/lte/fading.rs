@@ -73,7 +73,9 @@ struct Cursor {
 /// TTI length of [`Fading::gain_tti`], seconds.
 const TTI_S: f64 = 1e-3;
 /// Further than this many TTIs ahead, a cursor is evaluated exactly rather than rotated.
-const MAX_ROTATE: u64 = 16;
+const MAX_ROTATE: u64 = (1 << POW2) - 1;
+/// Powers of two of the one-TTI rotation kept per sinusoid.
+const POW2: usize = 5;
 /// Rotations between exact evaluations (bounds the rounding drift of the phasors).
 const REFRESH: u32 = 4096;
 
@@ -81,11 +83,11 @@ const REFRESH: u32 = 4096;
 enum Kind {
     None,
     Iid,
-    /// (2π f_D cos α_m, φ_m) per sinusoid, e^{j 2π f_D cos α_m · 1 ms} per sinusoid, and
-    /// M^-1/2.
+    /// (2π f_D cos α_m, φ_m) per sinusoid, e^{j 2π f_D cos α_m · 2^i ms} for i < POW2 per
+    /// sinusoid (a jump of k TTIs is one multiply per set bit of k), and M^-1/2.
     Jakes {
         paths: Vec<(f64, f64)>,
-        steps: Vec<(f64, f64)>,
+        steps: Vec<[(f64, f64); POW2]>,
         norm: f64,
     },
 }
@@ -115,8 +117,10 @@ impl Fading {
                 let steps = paths
                     .iter()
                     .map(|&(w, _)| {
-                        let (s, c) = (w * TTI_S).sin_cos();
-                        (c, s)
+                        std::array::from_fn(|i| {
+                            let (s, c) = (w * TTI_S * (1u64 << i) as f64).sin_cos();
+                            (c, s)
+                        })
                     })
                     .collect();
                 Kind::Jakes {
@@ -172,12 +176,15 @@ impl Fading {
         let c = &mut self.cursors[reader];
         let exact = match c.tti {
             Some(t) if t <= tti && tti - t <= MAX_ROTATE && c.rotated < REFRESH => {
-                for _ in t..tti {
-                    for (z, &(sr, si)) in c.z.iter_mut().zip(steps) {
-                        *z = (z.0 * sr - z.1 * si, z.0 * si + z.1 * sr);
+                let k = tti - t;
+                for (z, pw) in c.z.iter_mut().zip(steps) {
+                    for (i, &(sr, si)) in pw.iter().enumerate() {
+                        if k >> i & 1 == 1 {
+                            *z = (z.0 * sr - z.1 * si, z.0 * si + z.1 * sr);
+                        }
                     }
-                    c.rotated += 1;
                 }
+                c.rotated += k.count_ones();
                 false
             }
             _ => true,
