@@ -257,9 +257,11 @@ class TcpConfig(_Model):
 
 
 class FlowsConfig(_Model):
-    """Bulk (FTP-like) flows from the server to the client."""
+    """Bulk (FTP-like) flows from the server to the client (to each UE of an LTE cell)."""
 
-    count: int = Field(1, ge=1, le=10_000, description="Number of flows.")
+    count: int = Field(
+        1, ge=1, le=10_000, description="Number of flows (per UE with access.kind = 'lte')."
+    )
     start_s: NonNegFloat = Field(0.0, description="Start of the first flow, seconds.")
     stagger_s: NonNegFloat = Field(
         0.0, description="Flow i starts at start_s + i * stagger_s (unless start_times_s is set)."
@@ -273,6 +275,13 @@ class FlowsConfig(_Model):
             "Each flow starts a random U(0, start_jitter_s) seconds later (drawn per run from the"
             " flow's own stream), so replications of a loss-free scenario differ."
         ),
+    )
+    size_bytes: int | None = Field(
+        None,
+        ge=1,
+        le=2**50,
+        description="Bytes each flow's application sends (a file transfer; its completion "
+        "time is the metric flows.<i>.completion_s); unset = unlimited bulk.",
     )
 
     @model_validator(mode="after")
@@ -797,6 +806,13 @@ class LteUplinkConfig(_Model):
     sr_period_ms: Literal[1, 2, 5, 10, 20, 40, 80] = Field(
         10, description="SR periodicity T_SR, ms (TS 36.213 Table 10.1.5-1)."
     )
+    sr_offset_ms: int | None = Field(
+        None,
+        ge=0,
+        le=79,
+        description="Every UE's SR subframe offset (below sr_period_ms); unset = UE u at "
+        "u mod T_SR, spreading the opportunities over the period.",
+    )
     sr_grant_delay_tti: int = Field(
         4, ge=0, le=100, description="An SR at n is answered by a grant at n + this."
     )
@@ -932,6 +948,9 @@ class LteConfig(_Model):
         ):
             if v > n_prb:
                 raise _constraint(key, v, f"an integer in 1..={n_prb} (the carrier's PRBs)")
+        off = self.uplink.sr_offset_ms
+        if off is not None and off >= self.uplink.sr_period_ms:
+            raise _constraint("uplink.sr_offset_ms", off, "an offset below uplink.sr_period_ms")
         sinr = self.cell.ue_sinr_db
         if sinr is not None and len(sinr) != self.ues:
             raise _constraint("cell.ue_sinr_db", f"{len(sinr)} values", "exactly `ues` values")

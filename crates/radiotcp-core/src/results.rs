@@ -11,6 +11,10 @@ use crate::link::{Dir, DirStats, DropReason};
 pub struct FlowStats {
     pub flow: u32,
     pub start_s: f64,
+    /// A finite transfer: when its last byte reached the receiving application (NaN if it did
+    /// not); `None` for unlimited flows.
+    #[serde(skip)]
+    pub completed_at_s: Option<f64>,
     /// Reported as `flows.<i>.<field>` (`metrics.rs`).
     #[serde(flatten)]
     pub m: FlowMetrics,
@@ -22,6 +26,7 @@ impl FlowStats {
         Self {
             flow,
             start_s: 0.0,
+            completed_at_s: None,
             m: FlowMetrics {
                 delay_mean_ms: f64::NAN,
                 delay_p50_ms: f64::NAN,
@@ -68,6 +73,9 @@ pub struct FlowMetrics {
     pub acks_received: u64,
     pub final_cwnd_bytes: u64,
     pub final_srtt_ms: f64,
+    /// With `flows.size_bytes`: from the flow's start to its last byte reaching the receiving
+    /// application, s (NaN if the transfer did not complete); no metric for unlimited flows.
+    pub completion_s: Option<f64>,
 }
 
 /// Per link and direction.

@@ -283,6 +283,9 @@ impl Sim {
         for node in &mut self.nodes {
             node.finish(&mut r, &self.net, self.end, measure_from);
         }
+        for f in &mut r.flows {
+            f.m.completion_s = f.completed_at_s.map(|t| t - f.start_s);
+        }
         for (f, p) in r.flows.iter_mut().zip(&self.probe.flows) {
             f.m.spurious_retransmissions = p.spurious.spurious_retransmissions;
             f.m.spurious_timeouts = p.spurious.spurious_timeouts;

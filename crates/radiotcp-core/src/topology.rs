@@ -175,6 +175,10 @@ pub fn build(cfg: &ScenarioConfig, seed: u64, run_index: u64, opts: &RunOptions)
         );
         server.add_sender(flow, client, sp.clone(), cfg.tcp.header_bytes, start);
         clients[ue].add_receiver(flow, SERVER, rp.clone(), cfg.tcp.ack_size_bytes);
+        if let Some(bytes) = cfg.flows.size_bytes {
+            server.set_app_limit(flow, bytes);
+            clients[ue].expect_bytes(flow, bytes);
+        }
     }
     nodes.push(Node::Host(server));
     let bs_link = cfg.bs_ack.params().map(|p| {

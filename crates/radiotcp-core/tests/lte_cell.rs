@@ -182,3 +182,30 @@ fn same_seed_same_result_other_seed_other_drop() {
     assert_eq!(xs(&p), xs(&q));
     assert_ne!(p.flows, q.flows);
 }
+
+/// Finite transfers (`flows.size_bytes`): every UE's 2 MB file arrives, and no faster than
+/// its own whole-band transport blocks could carry it (one UE alone in its sector at most).
+#[test]
+fn finite_transfers_complete_no_faster_than_the_radio_allows() {
+    let mut c = preset(3);
+    c.flows.size_bytes = Some(2_000_000);
+    c.simulation.duration_s = 15.0;
+    c.simulation.warmup_s = 0.0;
+    let r = go(&c, 2);
+    let l = r.lte.as_ref().unwrap();
+    for f in &r.flows {
+        let t =
+            f.m.completion_s
+                .expect("a finite transfer has a completion time");
+        assert!(t.is_finite(), "flow {} did not complete", f.flow);
+        assert_eq!(f.m.bytes_delivered, 2_000_000);
+        let ue = &l.ues[f.flow as usize];
+        // The best this UE could do: its whole-band TBS every TTI, all payload.
+        let tbs = tbs_for_mcs(Channel::Pdsch, 28, 100).unwrap() as f64 / 8.0;
+        let floor_s = 2_000_000.0 / (tbs * 1000.0);
+        assert!(t > floor_s, "UE {}: {t} s, faster than {floor_s} s", ue.ue);
+    }
+    // Unlimited flows have no completion metric.
+    let r = go(&preset(1), 2);
+    assert_eq!(r.flows[0].m.completion_s, None);
+}

@@ -120,6 +120,9 @@ pub struct LteUplinkConfig {
     pub bsr: BsrKind,
     /// T_SR, ms: 1, 2, 5, 10, 20, 40 or 80 (TS 36.213 Table 10.1.5-1).
     pub sr_period_ms: u32,
+    /// Every UE's SR subframe offset (below `sr_period_ms`); `None`: UE u at u mod T_SR, so
+    /// that the UEs' opportunities are spread over the period.
+    pub sr_offset_ms: Option<u32>,
     /// SR received at n -> grant issued at n + this (model-specs §4.1 default 4).
     pub sr_grant_delay_tti: u32,
     /// What the eNB grants for an SR before any BSR, octets.
@@ -242,6 +245,7 @@ impl Default for LteConfig {
                 min_prb: 1,
                 bsr: BsrKind::Standard,
                 sr_period_ms: 10,
+                sr_offset_ms: None,
                 sr_grant_delay_tti: 4,
                 sr_grant_bytes: 125,
                 periodic_bsr_tti: Some(10),
@@ -425,6 +429,14 @@ impl LteConfig {
                 allowed: e.allowed,
             }
         })?;
+        if let Some(o) = u.sr_offset_ms {
+            check(
+                o < u.sr_period_ms,
+                "access.uplink.sr_offset_ms",
+                o,
+                "an offset below access.uplink.sr_period_ms",
+            )?;
+        }
         check(
             u.sr_grant_delay_tti <= 100,
             "access.uplink.sr_grant_delay_tti",

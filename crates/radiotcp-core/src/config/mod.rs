@@ -540,6 +540,8 @@ pub struct FlowsConfig {
     /// Each flow starts a random U(0, start_jitter_s) later, drawn from the flow's own stream,
     /// so that replications of an otherwise deterministic scenario differ.
     pub start_jitter_s: f64,
+    /// Bytes each flow's application sends (a file transfer); `None`: unlimited bulk.
+    pub size_bytes: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -894,6 +896,7 @@ impl Default for FlowsConfig {
             stagger_s: 0.0,
             start_times_s: None,
             start_jitter_s: 0.0,
+            size_bytes: None,
         }
     }
 }
@@ -1280,6 +1283,14 @@ impl ScenarioConfig {
         finite_nonneg("flows.start_s", f.start_s)?;
         finite_nonneg("flows.stagger_s", f.stagger_s)?;
         finite_nonneg("flows.start_jitter_s", f.start_jitter_s)?;
+        if let Some(b) = f.size_bytes {
+            check(
+                (1..=1u64 << 50).contains(&b),
+                "flows.size_bytes",
+                b,
+                "a size in 1..=2^50 bytes (unset = unlimited)",
+            )?;
+        }
         if let Some(times) = &f.start_times_s {
             check(
                 times.len() == f.count as usize,

@@ -49,6 +49,9 @@ struct RxFlow {
     /// One-way delays (ns) of data segments arriving in the measured interval.
     delays: Vec<Time>,
     duplicate_arrivals: u64,
+    /// A finite transfer: its size, and when its last byte was delivered.
+    expect: Option<u64>,
+    completed_at: Option<Time>,
 }
 
 /// A host: the TCP ends of the flows it terminates.
@@ -109,6 +112,8 @@ impl Host {
             bytes_delivered: 0,
             delays: Vec::new(),
             duplicate_arrivals: 0,
+            expect: None,
+            completed_at: None,
         });
     }
 
@@ -120,6 +125,19 @@ impl Host {
         let f = &mut self.tx[i];
         assert_eq!(f.flow, flow, "host {} does not send flow {flow}", self.id);
         f.sender.set_app_limit(bytes);
+    }
+
+    /// `flow`, received here, is a transfer of `bytes`: its completion time is recorded.
+    /// Panics if this host does not receive `flow`.
+    pub fn expect_bytes(&mut self, flow: u32, bytes: u64) {
+        let i = self.index(flow);
+        let f = &mut self.rx[i];
+        assert_eq!(
+            f.flow, flow,
+            "host {} does not receive flow {flow}",
+            self.id
+        );
+        f.expect = Some(bytes);
     }
 
     /// The TCP sender of `flow`, if this host sends it.
@@ -258,6 +276,11 @@ impl Host {
         if measuring {
             f.bytes_delivered += arrival.delivered;
         }
+        if let Some(size) = f.expect {
+            if f.completed_at.is_none() && f.receiver.rcv_nxt() >= size {
+                f.completed_at = Some(now);
+            }
+        }
         if let Some(t) = ctx.probe.traces.as_mut() {
             if arrival.delivered > 0 {
                 t.delivered
@@ -316,6 +339,9 @@ impl Host {
             out.m.delay_p99_ms = p99;
             out.m.delay_samples = f.delays.len() as u64;
             out.m.duplicate_arrivals = f.duplicate_arrivals;
+            if f.expect.is_some() {
+                out.completed_at_s = Some(f.completed_at.map_or(f64::NAN, to_secs));
+            }
             out.m.acks_sent = f.receiver.acks_sent;
         }
     }

@@ -397,7 +397,13 @@ impl LteNode {
                 filter: AckFilter::new(c.ack_filter_params())
                     .expect("validated with the configuration"),
                 // SR opportunities spread over the period, UE by UE (sr-ConfigIndex).
-                mac: UeUlMac::new(c.ul_mac_params(u as u32 % c.uplink.sr_period_ms)),
+                mac: UeUlMac::new(
+                    c.ul_mac_params(
+                        c.uplink
+                            .sr_offset_ms
+                            .unwrap_or(u as u32 % c.uplink.sr_period_ms),
+                    ),
+                ),
                 ul_harq: Harq::new(c.harq_params()),
                 mac_tti: None,
                 in_mac_active: false,
