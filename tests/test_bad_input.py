@@ -37,6 +37,7 @@ EXPECTED_KEY = {
     "access-unknown-kind.toml": "access.kind",
     "trace-bad-point.toml": "links.0.variable_delay.trace.0",
     "nan-rate.toml": "links.0.rate_kbps",
+    "lte-bad-filter.toml": "access.ack_filter.rounding",
 }
 
 

@@ -38,7 +38,7 @@ def test_preset_is_the_papers_setting():
         ("access.frames_per_slot=0", "access.frames_per_slot"),
         ("access.t_ret_ms=0", "access.t_ret_ms"),
         ("access.iap_buffer_packets=0", "access.iap_buffer_packets"),
-        ("access.kind=lte", "access.kind"),
+        ("access.kind=wimax", "access.kind"),
     ],
 )
 def test_bad_rlp_values_name_the_key(override, key):

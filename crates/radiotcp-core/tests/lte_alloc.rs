@@ -7,7 +7,10 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use radiotcp_core::config::{AccessConfig, LinkConfig, LteConfig, QueueConfig, ScenarioConfig};
+#[path = "common/lte.rs"]
+mod common_lte;
+
+use common_lte::{lte, preset};
 use radiotcp_core::engine::secs;
 use radiotcp_core::node::Node;
 use radiotcp_core::sim::Sim;
@@ -49,30 +52,11 @@ static GLOBAL: Counting = Counting;
 
 #[test]
 fn a_warm_cell_allocates_almost_nothing_per_tti() {
-    let mut c = ScenarioConfig::default();
+    let mut c = preset(10);
     c.simulation.duration_s = 20.0;
-    c.tcp.packet_size_bytes = 1500;
-    c.tcp.header_bytes = 52;
-    c.tcp.ack_size_bytes = 52;
-    c.tcp.rwnd_bytes = 4 << 20;
-    c.tcp.window_scaling = true;
-    c.tcp.min_rto_ms = 200.0;
-    c.links = vec![LinkConfig {
-        name: "internet".into(),
-        rate_kbps: 1e6,
-        delay_ms: 20.0,
-        queue: QueueConfig {
-            limit_packets: 100_000,
-            ..QueueConfig::default()
-        },
-        ..LinkConfig::default()
-    }];
-    let mut lte = LteConfig {
-        ues: 10,
-        ..LteConfig::default()
-    };
-    lte.buffer.limit_sdus = 200;
-    c.access = AccessConfig::Lte(lte);
+    c.simulation.warmup_s = 0.0;
+    c.flows.start_jitter_s = 0.0;
+    lte(&mut c).buffer.limit_sdus = 200;
     c.validate().unwrap();
     let mut sim = topology::build(&c, 1, 0, &RunOptions::default());
     while sim.step(secs(10.0)) {}

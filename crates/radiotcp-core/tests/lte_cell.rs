@@ -1,5 +1,5 @@
 //! The LTE cell end to end (issue 12), built by the real wiring as `radiotcp run` does: the
-//! `lte-ohta` preset written out in Rust (server, a 1 Gb/s 20 ms Internet link, the cell).
+//! `lte-ohta` preset written out in Rust (`common/lte.rs`).
 //!
 //! - One UE alone with a clean channel reaches the TBS-limited TCP goodput within a stated
 //!   band, and never more.
@@ -10,47 +10,13 @@
 //!   end), and the filters discard only what they may.
 //! - Same configuration and seed, same result; another seed, another drop.
 
-use radiotcp_core::config::{
-    AccessConfig, AckFilterKind, BsrKind, FadingKind, LinkConfig, LteConfig, QueueConfig,
-    RlcModeKind, ScenarioConfig, TcpVariant,
-};
+#[path = "common/lte.rs"]
+mod common_lte;
+
+use common_lte::{lte, preset};
+use radiotcp_core::config::{AckFilterKind, BsrKind, FadingKind, RlcModeKind, ScenarioConfig};
 use radiotcp_core::radio::lte::{tbs_for_mcs, Channel};
 use radiotcp_core::{run, RunOptions, RunResult};
-
-fn preset(ues: u32) -> ScenarioConfig {
-    let mut c = ScenarioConfig::default();
-    c.simulation.duration_s = 20.0;
-    c.simulation.warmup_s = 5.0;
-    let t = &mut c.tcp;
-    t.variant = TcpVariant::NewReno;
-    t.packet_size_bytes = 1500;
-    t.header_bytes = 52;
-    t.ack_size_bytes = 52;
-    t.initial_window_segments = 2;
-    t.rwnd_bytes = 4 << 20;
-    t.window_scaling = true;
-    t.min_rto_ms = 200.0;
-    c.flows.start_jitter_s = 1.0;
-    c.links = vec![LinkConfig {
-        name: "internet".into(),
-        rate_kbps: 1e6,
-        delay_ms: 20.0,
-        queue: QueueConfig {
-            limit_packets: 100_000,
-            ..QueueConfig::default()
-        },
-        ..LinkConfig::default()
-    }];
-    c.access = AccessConfig::Lte(LteConfig {
-        ues,
-        ..LteConfig::default()
-    });
-    c
-}
-
-fn lte(c: &mut ScenarioConfig) -> &mut LteConfig {
-    c.access.lte_mut().expect("an LTE scenario")
-}
 
 fn go(c: &ScenarioConfig, seed: u64) -> RunResult {
     c.validate().expect("a valid scenario");
