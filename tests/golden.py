@@ -24,6 +24,7 @@ _BSV = "scenarios/bs-delay-variation.toml"
 _BSS = "scenarios/bs-delay-spike.toml"
 _IS707 = "scenarios/is707-9600.toml"
 _IS707X = "scenarios/is707-16x9600.toml"
+_LTE = "scenarios/lte-ohta.toml"
 
 # (name, preset, overrides, [(seed, run_index), ...], traces?)
 POINTS: list[tuple[str, str, dict[str, Any], list[tuple[int, int]], bool]] = [
@@ -142,6 +143,32 @@ POINTS: list[tuple[str, str, dict[str, Any], list[tuple[int, int]], bool]] = [
         {"bs_ack.enabled": True, "bs_ack.dup_ack_thresh": 8},
         [(1, 0), (3, 2)],
         True,
+    ),
+    ("lte-10", _LTE, {"simulation.duration_s": 10.0}, [(1, 0)], True),
+    (
+        "lte-10-opt",
+        _LTE,
+        {"simulation.duration_s": 10.0, "access.ack_filter.scheme": "hybrid_opt"},
+        [(1, 0)],
+        False,
+    ),
+    (
+        "lte-20-ns3-mode",
+        _LTE,
+        {
+            "simulation.duration_s": 8.0,
+            "access.ues": 20,
+            "flows.count": 2,
+            "access.uplink.bsr": "ideal",
+            "access.uplink.scheduler": "round_robin",
+            "access.uplink.min_prb": 3,
+            "access.rlc.mode": "um",
+            "access.fading.model": "rayleigh",
+            "access.buffer.discipline": "codel",
+            "access.ack_filter.scheme": "cake",
+        },
+        [(2, 1)],
+        False,
     ),
 ]
 
