@@ -254,6 +254,11 @@ impl Ue {
         self.filter.queued_bytes() + self.ue_rlc.buffer_status()
     }
 
+    /// Whether the UE has anything for the uplink (`ul_buffered() > 0`, cheaply).
+    fn ul_pending(&self) -> bool {
+        !self.filter.is_empty() || self.ue_rlc.has_data_to_send()
+    }
+
     /// Bytes granted for PUSCH TTIs after `tti` (in flight when a BSR sent at `tti` was
     /// built, so already counted in it).
     fn granted_after(&self, tti: u64) -> u64 {
@@ -516,7 +521,9 @@ impl LteNode {
     fn dl_offer(&mut self, ctx: &mut Ctx, u: u32, pkt: Packet) {
         let now = ctx.now;
         let ue = &mut self.ues[u as usize];
-        let bo_bits = (ue.dl_queue_bytes + ue.enb_rlc.buffer_status()) as f64 * 8.0;
+        // The discipline's occupancy in bits: SDU octets waiting, in front of the RLC or in it
+        // and not yet sent.
+        let bo_bits = (ue.dl_queue_bytes + ue.enb_rlc.new_data_bytes()) as f64 * 8.0;
         ue.discipline.advance(now, bo_bits);
         let verdict = ue
             .discipline
@@ -582,10 +589,7 @@ impl LteNode {
                 self.timers.push(Reverse((d, u)));
             }
         }
-        let (dl, ul) = (
-            ue.enb_rlc.buffer_status() > 0,
-            ue.ue_rlc.buffer_status() > 0,
-        );
+        let (dl, ul) = (ue.enb_rlc.has_data_to_send(), ue.ue_rlc.has_data_to_send());
         if dl {
             self.activate_dl(u);
         }
@@ -890,7 +894,7 @@ impl LteNode {
                 break;
             };
             ue.dl_queue_bytes -= pkt.size as u64;
-            let bo_bits = (ue.dl_queue_bytes + need) as f64 * 8.0;
+            let bo_bits = (ue.dl_queue_bytes + ue.enb_rlc.new_data_bytes()) as f64 * 8.0;
             ue.discipline.advance(now, bo_bits);
             if let Some(reason) = ue.discipline.on_dequeue(now, now - at, ue.dl_queue_bytes) {
                 ue.st.buffer_drops[reason as usize] += 1;
@@ -978,7 +982,7 @@ impl LteNode {
         self.rings.pusch[slot(target)].push((u, idx));
         self.after_rlc(ctx, u);
         let ue = &self.ues[u as usize];
-        let (left, need) = (ue.ul_buffered() > 0, ue.ul_need > 0);
+        let (left, need) = (ue.ul_pending(), ue.ul_need > 0);
         if left {
             self.activate_mac(u);
         }
@@ -1015,7 +1019,7 @@ impl LteNode {
                 }
             }
             let ue = &mut self.ues[u as usize];
-            if ue.ul_buffered() > 0 || ue.mac.sr_pending() {
+            if ue.ul_pending() || ue.mac.sr_pending() {
                 k += 1;
             } else {
                 ue.in_mac_active = false;

@@ -546,6 +546,16 @@ impl LteRlcEntity {
     }
 
     /// Nothing to send, nothing unacknowledged, no timer with work to do.
+    /// Whether a grant now would carry anything: `buffer_status() > 0` in O(1), for a driver
+    /// that asks every TTI.
+    pub fn has_data_to_send(&self) -> bool {
+        (self.am()
+            && (self.status_due()
+                || self.discard.is_some_and(|d| d.send)
+                || !self.retx.r.is_empty()))
+            || self.next_new < self.stream_end
+    }
+
     pub fn is_idle(&self) -> bool {
         self.sdus.is_empty()
             && self.retx.is_empty()
@@ -1287,7 +1297,17 @@ mod tests {
     /// Fill a grant; checks the octets used against the grant and the chunks.
     fn send(e: &mut LteRlcEntity, now: Time, grant: u32) -> (u32, Vec<Chunk>) {
         let mut out = Vec::new();
+        assert_eq!(
+            e.has_data_to_send(),
+            e.buffer_status() > 0,
+            "before the grant"
+        );
         let used = e.poll_tx(now, grant, &mut out);
+        assert_eq!(
+            e.has_data_to_send(),
+            e.buffer_status() > 0,
+            "after the grant"
+        );
         assert!(used <= grant, "used {used} > grant {grant}");
         let (lo, hi) = cost_bounds(e.params(), &out);
         assert!(
