@@ -240,7 +240,7 @@ def _fmt(x: float) -> str:
 
 
 def _is_detail(name: str) -> bool:
-    return name.startswith(("flows.", "links."))
+    return name.startswith(("flows.", "links.", "lte.ues."))
 
 
 def print_table(console: Console, res: Results, show_all: bool) -> None:
@@ -264,7 +264,9 @@ def print_table(console: Console, res: Results, show_all: bool) -> None:
         table.add_row(name, _fmt(mean), _fmt(half), str(n))
     console.print(table)
     if hidden:
-        console.print(f"[dim]{hidden} per-flow/per-link metrics not shown (--all or --json)[/dim]")
+        console.print(
+            f"[dim]{hidden} per-flow/per-link/per-UE metrics not shown (--all or --json)[/dim]"
+        )
 
 
 def _save_traces(path: Path, res: Results) -> None:
