@@ -285,12 +285,13 @@ struct Sector {
 }
 
 pub struct LteNode {
-    n_prb: u32,
     cqi_delay: u64,
     cqi_period: u64,
     olla_step_db: f64,
     /// amc::MCS_SINR_10PCT_DB, linear.
     mcs_threshold_lin: [f64; 29],
+    /// The whole band's downlink TBS at each MCS, octets (eq. (1)'s S_TBS samples).
+    whole_band_tbs: [u32; 29],
     ul_fixed_mcs: Option<u8>,
     ideal_bsr: bool,
     sr_grant_delay: u64,
@@ -429,11 +430,13 @@ impl LteNode {
             })
             .collect();
         Self {
-            n_prb: c.n_prb(),
             cqi_delay: c.cqi_delay_tti as u64,
             cqi_period: c.cqi_period_tti as u64,
             olla_step_db: c.olla_step_db,
             mcs_threshold_lin: MCS_SINR_10PCT_DB.map(db_to_lin),
+            whole_band_tbs: std::array::from_fn(|m| {
+                tbs_for_mcs(Channel::Pdsch, m as u8, c.n_prb()).expect("a valid MCS") / 8
+            }),
             ul_fixed_mcs: c.uplink.fixed_mcs,
             ideal_bsr: c.uplink.bsr == config::BsrKind::Ideal,
             sr_grant_delay: c.uplink.sr_grant_delay_tti as u64,
@@ -865,7 +868,7 @@ impl LteNode {
     /// follows it.
     fn learn_tbs(&mut self, u: u32, mcs: u8) {
         let ue = &mut self.ues[u as usize];
-        let tbs = tbs_for_mcs(Channel::Pdsch, mcs, self.n_prb).expect("a valid MCS") / 8;
+        let tbs = self.whole_band_tbs[mcs as usize];
         ue.s_tbs_sum += tbs as f64;
         ue.s_tbs_n += 1;
         if self.hybrid_opt {

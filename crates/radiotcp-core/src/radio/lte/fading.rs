@@ -83,11 +83,12 @@ const REFRESH: u32 = 4096;
 enum Kind {
     None,
     Iid,
-    /// (2π f_D cos α_m, φ_m) per sinusoid, e^{j 2π f_D cos α_m · 2^i ms} for i < POW2 per
-    /// sinusoid (a jump of k TTIs is one multiply per set bit of k), and M^-1/2.
+    /// (2π f_D cos α_m, φ_m) per sinusoid, e^{j 2π f_D cos α_m · 2^i ms} for i < POW2 (by i,
+    /// then sinusoid: a jump of k TTIs is one multiply per sinusoid and set bit of k), and
+    /// M^-1/2.
     Jakes {
         paths: Vec<(f64, f64)>,
-        steps: Vec<[(f64, f64); POW2]>,
+        steps: [Vec<(f64, f64)>; POW2],
         norm: f64,
     },
 }
@@ -114,15 +115,16 @@ impl Fading {
                         (tau * doppler_hz * alpha.cos(), phi)
                     })
                     .collect();
-                let steps = paths
-                    .iter()
-                    .map(|&(w, _)| {
-                        std::array::from_fn(|i| {
+                // By power first, so that a step multiplies two contiguous arrays.
+                let steps = std::array::from_fn(|i| {
+                    paths
+                        .iter()
+                        .map(|&(w, _)| {
                             let (s, c) = (w * TTI_S * (1u64 << i) as f64).sin_cos();
                             (c, s)
                         })
-                    })
-                    .collect();
+                        .collect()
+                });
                 Kind::Jakes {
                     paths,
                     steps,
@@ -177,9 +179,9 @@ impl Fading {
         let exact = match c.tti {
             Some(t) if t <= tti && tti - t <= MAX_ROTATE && c.rotated < REFRESH => {
                 let k = tti - t;
-                for (z, pw) in c.z.iter_mut().zip(steps) {
-                    for (i, &(sr, si)) in pw.iter().enumerate() {
-                        if k >> i & 1 == 1 {
+                for (i, pw) in steps.iter().enumerate() {
+                    if k >> i & 1 == 1 {
+                        for (z, &(sr, si)) in c.z.iter_mut().zip(pw) {
                             *z = (z.0 * sr - z.1 * si, z.0 * si + z.1 * sr);
                         }
                     }

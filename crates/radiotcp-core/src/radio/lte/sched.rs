@@ -83,7 +83,12 @@ pub struct PfScheduler {
     updated: Vec<u64>,
     /// Scratch: (metric, candidate index), reused every TTI.
     order: Vec<(f64, usize)>,
+    /// The whole band's rate at each MCS, bit/s, per channel (PDSCH, PUSCH): the metric's r_i.
+    full_rate: [[f64; MCS_COUNT]; 2],
 }
+
+/// MCS 0..=28.
+const MCS_COUNT: usize = 29;
 
 /// TTI length: the rates are per 1 ms subframe.
 const TTI_S: f64 = 1e-3;
@@ -94,10 +99,16 @@ impl PfScheduler {
         if let Err(e) = p.validate() {
             panic!("invalid PF parameters: {e:?}");
         }
+        let rate = |ch: Channel| -> [f64; MCS_COUNT] {
+            std::array::from_fn(|m| {
+                tbs_for_mcs(ch, m as u8, p.n_prb).expect("a valid MCS") as f64 / TTI_S
+            })
+        };
         Self {
             avg_bps: vec![p.initial_avg_bps; ues],
             updated: vec![0; ues],
             order: Vec::with_capacity(ues),
+            full_rate: [rate(Channel::Pdsch), rate(Channel::Pusch)],
             p,
         }
     }
@@ -106,7 +117,12 @@ impl PfScheduler {
     pub fn avg_bps(&self, ue: u32, tti: u64) -> f64 {
         let i = ue as usize;
         let keep = 1.0 - 1.0 / self.p.t_c;
-        self.avg_bps[i] * keep.powi(tti.saturating_sub(self.updated[i]) as i32)
+        // keep^0 = 1 and keep^1 = keep exactly: the usual cases cost no power.
+        match tti.saturating_sub(self.updated[i]) {
+            0 => self.avg_bps[i],
+            1 => self.avg_bps[i] * keep,
+            d => self.avg_bps[i] * keep.powi(d as i32),
+        }
     }
 
     /// Allocate TTI `tti`'s PRBs, minus `reserved` (HARQ retransmissions go first, model-specs
@@ -123,7 +139,7 @@ impl PfScheduler {
         self.order.clear();
         let n = self.p.n_prb;
         for (k, c) in candidates.iter().enumerate() {
-            let r = tbs_for_mcs(Channel::Pdsch, c.mcs, n).expect("a valid MCS") as f64 / TTI_S;
+            let r = self.full_rate[0][c.mcs as usize];
             self.order.push((r / self.avg_bps(c.ue, tti), k));
         }
         // Highest metric first; ties by candidate order (the caller's UE order), stable.
@@ -227,7 +243,7 @@ impl UlScheduler {
             UlMode::Pf { min_prb } => {
                 self.pf.order.clear();
                 for (k, c) in candidates.iter().enumerate() {
-                    let r = tbs_for_mcs(Channel::Pusch, c.mcs, n).expect("valid") as f64 / TTI_S;
+                    let r = self.pf.full_rate[1][c.mcs as usize];
                     self.pf.order.push((r / self.pf.avg_bps(c.ue, tti), k));
                 }
                 self.pf
