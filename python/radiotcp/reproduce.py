@@ -300,26 +300,26 @@ def _report(rep: Reproduction, figures: Sequence[tuple[str, Path]]) -> str:
             cells = [str(row[p]) for p in bparams]
             cells += [_fmt(row[m], row[f"{m}.ci90"]) for m in bmetrics]
             lines.append("| " + " | ".join(cells) + " |")
-    for fields in [r.report.per_ue] if r.report.per_ue else []:
-        for row in res.points():
-            n = 0
-            while f"lte.ues.{n}.{fields[0]}" in row:
-                n += 1
-            if n == 0:
-                continue
-            where = ", ".join(f"{p} = {row[p]}" for p in params)
-            lines += ["", f"Per UE ({where or 'all runs'}):", ""]
-            lines.append("| UE | " + " | ".join(fields) + " |")
-            lines.append("|---|" + "---|" * len(fields))
-            for i in range(n):
-                cells = [
-                    _fmt(
-                        row.get(f"lte.ues.{i}.{f}", math.nan),
-                        row.get(f"lte.ues.{i}.{f}.ci90", math.nan),
-                    )
-                    for f in fields
-                ]
-                lines.append(f"| {i + 1} | " + " | ".join(cells) + " |")
+    fields = r.report.per_ue
+    for row in res.points() if fields else []:
+        n = 0
+        while f"lte.ues.{n}.{fields[0]}" in row:
+            n += 1
+        if n == 0:
+            continue
+        where = ", ".join(f"{p} = {row[p]}" for p in params)
+        lines += ["", f"Per UE ({where or 'all runs'}):", ""]
+        lines.append("| UE | " + " | ".join(fields) + " |")
+        lines.append("|---|" + "---|" * len(fields))
+        for i in range(n):
+            cells = [
+                _fmt(
+                    row.get(f"lte.ues.{i}.{f}", math.nan),
+                    row.get(f"lte.ues.{i}.{f}.ci90", math.nan),
+                )
+                for f in fields
+            ]
+            lines.append(f"| {i + 1} | " + " | ".join(cells) + " |")
     lines += ["", "Files: `runs.csv` (one row per run), `points.csv` (one row per point).", ""]
     return "\n".join(lines)
 

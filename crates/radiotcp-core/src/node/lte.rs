@@ -823,7 +823,6 @@ impl LteNode {
     /// Downlink of one sector at TTI `n`: PF over the UEs with data and a free HARQ process
     /// (not those retransmitting now), `reserved` PRBs already taken by retransmissions.
     fn downlink(&mut self, ctx: &mut Ctx, n: u64, sec: usize, reserved: u32) {
-        let now = ctx.now;
         self.cands.clear();
         let mut active = std::mem::take(&mut self.sectors[sec].dl_active);
         let mut k = 0;
@@ -860,7 +859,6 @@ impl LteNode {
         }
         self.cands = cands;
         self.allocs = allocs;
-        let _ = now;
     }
 
     /// Eq. (1)'s S_TBS for Hybrid(opt): the UE's whole-band TBS at its MCS, averaged over
