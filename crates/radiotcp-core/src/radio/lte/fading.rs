@@ -64,8 +64,11 @@ pub struct Fading {
 #[derive(Debug, Clone, Default)]
 struct Cursor {
     tti: Option<u64>,
-    /// e^{j(w_m t + φ_m)} per sinusoid.
-    z: Vec<(f64, f64)>,
+    /// e^{j(w_m t + φ_m)} per sinusoid, real and imaginary parts apart (the rotation of
+    /// every sinusoid is then the same arithmetic on two contiguous arrays, which the
+    /// compiler vectorises).
+    re: Vec<f64>,
+    im: Vec<f64>,
     /// Steps taken by rotation since the last exact evaluation.
     rotated: u32,
 }
@@ -84,11 +87,11 @@ enum Kind {
     None,
     Iid,
     /// (2π f_D cos α_m, φ_m) per sinusoid, e^{j 2π f_D cos α_m · 2^i ms} for i < POW2 (by i,
-    /// then sinusoid: a jump of k TTIs is one multiply per sinusoid and set bit of k), and
-    /// M^-1/2.
+    /// then sinusoid, cosines and sines apart: a jump of k TTIs is one multiply per sinusoid
+    /// and set bit of k), and M^-1/2.
     Jakes {
         paths: Vec<(f64, f64)>,
-        steps: [Vec<(f64, f64)>; POW2],
+        steps: [(Vec<f64>, Vec<f64>); POW2],
         norm: f64,
     },
 }
@@ -123,7 +126,7 @@ impl Fading {
                             let (s, c) = (w * TTI_S * (1u64 << i) as f64).sin_cos();
                             (c, s)
                         })
-                        .collect()
+                        .unzip()
                 });
                 Kind::Jakes {
                     paths,
@@ -171,18 +174,25 @@ impl Fading {
                 };
                 to.tti = from.tti;
                 to.rotated = from.rotated;
-                to.z.clear();
-                to.z.extend_from_slice(&from.z);
+                to.re.clear();
+                to.re.extend_from_slice(&from.re);
+                to.im.clear();
+                to.im.extend_from_slice(&from.im);
             }
         }
         let c = &mut self.cursors[reader];
         let exact = match c.tti {
             Some(t) if t <= tti && tti - t <= MAX_ROTATE && c.rotated < REFRESH => {
                 let k = tti - t;
-                for (i, pw) in steps.iter().enumerate() {
+                for (i, (pr, pi)) in steps.iter().enumerate() {
                     if k >> i & 1 == 1 {
-                        for (z, &(sr, si)) in c.z.iter_mut().zip(pw) {
-                            *z = (z.0 * sr - z.1 * si, z.0 * si + z.1 * sr);
+                        // Equal lengths up front: no bounds checks, a vectorisable loop.
+                        let m = pr.len();
+                        let (re, im, pi) = (&mut c.re[..m], &mut c.im[..m], &pi[..m]);
+                        for j in 0..m {
+                            let (x, y, sr, si) = (re[j], im[j], pr[j], pi[j]);
+                            re[j] = x * sr - y * si;
+                            im[j] = x * si + y * sr;
                         }
                     }
                 }
@@ -193,17 +203,18 @@ impl Fading {
         };
         if exact {
             let t_s = tti as f64 * TTI_S;
-            c.z.clear();
-            c.z.extend(paths.iter().map(|&(w, phi)| {
+            c.re.clear();
+            c.im.clear();
+            for &(w, phi) in paths {
                 let (s, co) = (w * t_s + phi).sin_cos();
-                (co, s)
-            }));
+                c.re.push(co);
+                c.im.push(s);
+            }
             c.rotated = 0;
         }
         c.tti = Some(tti);
-        let (re, im) =
-            c.z.iter()
-                .fold((0.0, 0.0), |(a, b), &(x, y)| (a + x, b + y));
+        let re = c.re.iter().fold(0.0, |a, &x| a + x);
+        let im = c.im.iter().fold(0.0, |a, &x| a + x);
         (re * re + im * im) * norm * norm
     }
 

@@ -28,6 +28,7 @@
 //! receiver ("discard below", our substitute for radio link failure) instead of failing the
 //! link; the receiver knows an SDU it lost only once the SDU's last octet has arrived.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 use crate::engine::{Time, NS_PER_MS};
@@ -398,7 +399,14 @@ pub struct LteRlcEntity {
     delayed_poll: Option<u64>,
     status_prohibit_until: Option<Time>,
     delivered: Vec<Packet>,
+    /// `buffer_status()` as last computed; `BO_STALE` after any change to the entity. The
+    /// schedulers ask for it every TTI for every UE with data, and it changes only when the
+    /// entity is acted on (an SDU, a grant, a block, a timer).
+    bo: Cell<u64>,
 }
+
+/// `LteRlcEntity::bo` when it must be recomputed.
+const BO_STALE: u64 = u64::MAX;
 
 impl LteRlcEntity {
     /// Panics on invalid parameters (the configuration layer validates them first).
@@ -435,6 +443,7 @@ impl LteRlcEntity {
             delayed_poll: None,
             status_prohibit_until: None,
             delivered: Vec::new(),
+            bo: Cell::new(BO_STALE),
         }
     }
 
@@ -463,6 +472,7 @@ impl LteRlcEntity {
     /// Take an SDU (a PDCP PDU: the packet and its PDCP header) into the transmission buffer.
     /// The buffer is unbounded: limits and disciplines are the caller's.
     pub fn offer_sdu(&mut self, _now: Time, pkt: Packet) {
+        self.bo.set(BO_STALE);
         let start = self.stream_end;
         let end = start + self.sdu_octets(&pkt);
         self.sdus.push_back(TxSdu {
@@ -489,6 +499,17 @@ impl LteRlcEntity {
     /// with their LIs) and one new PDU with all new data. `poll_tx` with a grant of this size
     /// uses exactly this many octets (unless the transmitting window stalls).
     pub fn buffer_status(&self) -> u64 {
+        let bo = self.bo.get();
+        if bo != BO_STALE {
+            debug_assert_eq!(bo, self.compute_buffer_status(), "stale buffer status");
+            return bo;
+        }
+        let n = self.compute_buffer_status();
+        self.bo.set(n);
+        n
+    }
+
+    fn compute_buffer_status(&self) -> u64 {
         let mut n = 0u64;
         if self.am() {
             if self.status_due() {
@@ -572,6 +593,7 @@ impl LteRlcEntity {
 
     /// Run every timer due at `now` (those restarted by an expiry and due again too).
     pub fn on_timer(&mut self, now: Time) {
+        self.bo.set(BO_STALE);
         loop {
             let mut fired = false;
             if self.poll_retransmit_at.is_some_and(|t| t <= now) {
@@ -664,6 +686,7 @@ impl LteRlcEntity {
     /// PDUs before retransmissions before new PDUs). The chunks are appended to `out` (never
     /// cleared); returns the octets used, never more than the grant. Poll bits follow §5.2.2.1.
     pub fn poll_tx(&mut self, now: Time, grant_bytes: u32, out: &mut Vec<Chunk>) -> u32 {
+        self.bo.set(BO_STALE);
         self.on_timer(now);
         let mut room = grant_bytes;
         if self.am() {
@@ -1022,6 +1045,7 @@ impl LteRlcEntity {
 
     /// The peer's chunks of one decoded transport block, in order.
     pub fn on_chunks(&mut self, now: Time, chunks: &[Chunk]) {
+        self.bo.set(BO_STALE);
         self.on_timer(now);
         let mut i = 0;
         while i < chunks.len() {

@@ -142,14 +142,12 @@ impl PfScheduler {
             let r = self.full_rate[0][c.mcs as usize];
             self.order.push((r / self.avg_bps(c.ue, tti), k));
         }
-        // Highest metric first; ties by candidate order (the caller's UE order), stable.
-        self.order
-            .sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         let mut left = n.saturating_sub(reserved);
-        for &(_, k) in &self.order {
+        for pos in 0..self.order.len() {
             if left == 0 {
                 break;
             }
+            let k = select_next(&mut self.order, pos);
             let c = candidates[k];
             let n_prb = carry(Channel::Pdsch, c.mcs, c.backlog, left);
             let tbs = tbs_for_mcs(Channel::Pdsch, c.mcs, n_prb).expect("valid") / 8;
@@ -246,11 +244,8 @@ impl UlScheduler {
                     let r = self.pf.full_rate[1][c.mcs as usize];
                     self.pf.order.push((r / self.pf.avg_bps(c.ue, tti), k));
                 }
-                self.pf
-                    .order
-                    .sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-                for i in 0..self.pf.order.len() {
-                    let c = candidates[self.pf.order[i].1];
+                for pos in 0..self.pf.order.len() {
+                    let c = candidates[select_next(&mut self.pf.order, pos)];
                     let want = carry(Channel::Pusch, c.mcs, c.backlog, left).max(min_prb);
                     let Some(n_prb) = largest_allowed_ul_prb(want.min(left)) else {
                         break;
@@ -288,6 +283,23 @@ impl UlScheduler {
             }
         }
     }
+}
+
+/// Move the next entry in metric order (highest metric first; ties by candidate index, as a
+/// stable sort would leave them) to `order[pos]`, entries before `pos` being placed already,
+/// and return its candidate index. A TTI usually serves one or two UEs of a sector: selecting
+/// them costs less than sorting every candidate.
+fn select_next(order: &mut [(f64, usize)], pos: usize) -> usize {
+    let mut best = pos;
+    for j in pos + 1..order.len() {
+        let (m, k) = order[j];
+        let (bm, bk) = order[best];
+        if m.total_cmp(&bm).then_with(|| bk.cmp(&k)).is_gt() {
+            best = j;
+        }
+    }
+    order.swap(pos, best);
+    order[pos].1
 }
 
 /// The fewest PRBs (at most `left`) whose transport block at `mcs` on `channel` carries
