@@ -91,7 +91,7 @@ enum Kind {
     /// and set bit of k), and M^-1/2.
     Jakes {
         paths: Vec<(f64, f64)>,
-        steps: [(Vec<f64>, Vec<f64>); POW2],
+        steps: Box<[(Vec<f64>, Vec<f64>); POW2]>,
         norm: f64,
     },
 }
@@ -119,7 +119,7 @@ impl Fading {
                     })
                     .collect();
                 // By power first, so that a step multiplies two contiguous arrays.
-                let steps = std::array::from_fn(|i| {
+                let steps = Box::new(std::array::from_fn(|i| {
                     paths
                         .iter()
                         .map(|&(w, _)| {
@@ -127,7 +127,7 @@ impl Fading {
                             (c, s)
                         })
                         .unzip()
-                });
+                }));
                 Kind::Jakes {
                     paths,
                     steps,
