@@ -407,3 +407,29 @@ def test_a_0_2_file_with_both_radio_and_rlp_is_an_error():
         load({"radio": {}, "rlp": {}})
     assert e.value.key in ("radio", "rlp", "access")
     assert "one" in str(e.value)
+
+
+# --- TCP profiles ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", ["rfc", "ns2-2.26", "ns2-1999"])
+def test_tcp_profile_defaults_equal_rust(profile):
+    from radiotcp.config import TcpConfig
+
+    rust = json.loads(_core.default_section_json(f"tcp.profile.{profile}"))
+    assert TcpConfig(profile=profile).model_dump() == rust
+
+
+def test_tcp_profile_keys_set_explicitly_override_the_profile():
+    cfg = load(None, ["tcp.profile=ns2-2.26", "tcp.min_rto_ms=200", "tcp.variant=reno"])
+    assert cfg.tcp.profile == "ns2-2.26"
+    assert cfg.tcp.min_rto_ms == 200.0  # the scenario's
+    assert cfg.tcp.initial_rto_ms == 6000.0 and cfg.tcp.rto_estimator == "ns2"  # the profile's
+    assert cfg.tcp.variant == "reno"
+
+
+def test_unknown_tcp_profile_names_the_allowed_ones():
+    with pytest.raises(ConfigError) as ei:
+        load(None, ["tcp.profile=ns3"])
+    text = str(ei.value)
+    assert "tcp.profile" in text and "ns2-2.26" in text and '"ns3"' in text

@@ -166,9 +166,53 @@ class SimulationConfig(_Model):
         return self
 
 
+# Every tcp key a profile sets differently from the "rfc" defaults below; keys given in the
+# scenario override them. Mirrors TcpConfig::profile_defaults in the Rust core (a test checks
+# that they agree); docs/models/tcp.md gives the sources.
+_NS2_COMMON: dict[str, Any] = {
+    "packet_size_bytes": 1040,
+    "header_bytes": 40,
+    "ack_size_bytes": 40,
+    "awnd_segments": 20,
+    "max_rto_ms": 86_400_000.0,
+    "delack_count": 1,
+    "rtt_sampling": "timed_segment",
+    "rto_estimator": "ns2",
+    "restart_timer_on_fast_retransmit": True,
+    "reno_recover_after_rto": True,
+    "rto_ssthresh_every_expiry": True,
+    "ssthresh_basis": "window",
+}
+TCP_PROFILES: dict[str, dict[str, Any]] = {
+    "rfc": {},
+    "ns2-2.26": {
+        **_NS2_COMMON,
+        "initial_window_segments": 2,
+        "initial_rto_ms": 6000.0,
+        "min_rto_ms": 1000.0,
+        "clock_granularity_ms": 10.0,
+        "limited_transmit": True,
+    },
+    "ns2-1999": {
+        **_NS2_COMMON,
+        "packet_size_bytes": 1000,
+        "initial_window_segments": 1,
+        "initial_rto_ms": 6000.0,
+        "min_rto_ms": 0.001,
+        "clock_granularity_ms": 100.0,
+    },
+}
+
+
 class TcpConfig(_Model):
     """TCP sender and receiver parameters (shared by all flows)."""
 
+    profile: Literal["rfc", "ns2-2.26", "ns2-1999"] = Field(
+        "rfc",
+        description="The TCP stack whose defaults every other tcp key takes: 'rfc' (RFC "
+        "5681/6582/6298), 'ns2-2.26' (Zeng's simulator), 'ns2-1999' (the ns-2 Reno Bai et al. "
+        "ported). Keys set explicitly override the profile (docs/models/tcp.md).",
+    )
     variant: Literal["reno", "newreno"] = Field(
         "newreno",
         description="'reno' (RFC 5681: recovery ends on the first new ACK) or 'newreno' "
@@ -229,6 +273,55 @@ class TcpConfig(_Model):
         description="Acknowledge every delack_count-th in-order segment; 1 disables delayed ACKs.",
     )
     delack_timeout_ms: TimerMs = Field(200.0, description="Delayed-ACK timer, ms.")
+    rtt_sampling: Literal["every_ack", "timed_segment"] = Field(
+        "every_ack",
+        description="RTT samples from every ACK of new data ('every_ack') or from one timed "
+        "segment at a time, one per RTT ('timed_segment', ns-2 and BSD without timestamps).",
+    )
+    rto_estimator: Literal["rfc6298", "ns2"] = Field(
+        "rfc6298",
+        description="'rfc6298' (SRTT/RTTVAR in ns, G = clock_granularity_ms) or 'ns2' (samples "
+        "floored to ticks of clock_granularity_ms, ns-2's fixed-point SRTT/RTTVAR and RTO).",
+    )
+    limited_transmit: bool = Field(
+        False,
+        description="RFC 3042 Limited Transmit: a new segment on each of the first two "
+        "duplicate ACKs.",
+    )
+    restart_timer_on_fast_retransmit: bool = Field(
+        False, description="Restart the retransmission timer at fast retransmit (ns-2)."
+    )
+    reno_recover_after_rto: bool = Field(
+        False,
+        description="Reno: duplicate ACKs at or below the highest sequence sent at an RTO start "
+        "no fast retransmit (ns-2 bugFix_; NewReno always does this, RFC 6582).",
+    )
+    reno_one_recovery_per_window: bool = Field(
+        False,
+        description="Reno: no second fast retransmit until an ACK passes the highest sequence "
+        "sent at the first (ns-2 bugFix_).",
+    )
+    rto_ssthresh_every_expiry: bool = Field(
+        False,
+        description="Recompute ssthresh on every RTO expiry (ns-2 slowdown()), not only on the "
+        "first one for a segment (RFC 5681).",
+    )
+    ssthresh_basis: Literal["flight_size", "window"] = Field(
+        "flight_size",
+        description="What a loss halves: 'flight_size' (RFC 5681 eq. 4) or 'window' (ns-2: "
+        "min(cwnd, receiver window) in whole segments).",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _apply_profile(cls, data: Any) -> Any:
+        # The profile's values for the keys the scenario leaves out; an unknown profile is
+        # left for the field's own check to report.
+        if isinstance(data, Mapping):
+            profile = TCP_PROFILES.get(str(data.get("profile", "rfc")))
+            if profile:
+                return {**profile, **data}
+        return data
 
     @model_validator(mode="after")
     def _cross_checks(self) -> TcpConfig:
@@ -1328,7 +1421,12 @@ def fill_defaults(raw: Mapping[str, Any], cls: type[BaseModel] = ScenarioConfig)
     defaults of their model (every link gets the LinkConfig defaults).
     """
     out = dict(raw)
+    # A TCP profile supplies the defaults of the keys the table leaves out.
+    profile = TCP_PROFILES.get(str(raw.get("profile", "rfc"))) if cls is TcpConfig else None
     for name, f in cls.model_fields.items():
+        if profile and name not in raw and name in profile:
+            out[name] = profile[name]
+            continue
         kind, sub = _sub_model(f.annotation)
         variants = _variants(f.annotation)
         if name in raw:
@@ -1494,6 +1592,16 @@ def _apply(
         # thousands of points, each with several scalar overrides).
         if isinstance(value, Mapping | list) or key.endswith(".kind"):
             doc = fill_defaults(doc)
+    if any(k == "tcp.profile" for k, _ in items) and isinstance(doc.get("tcp"), Mapping):
+        # A profile chosen by --set: its defaults replace those filled in before, for every
+        # key neither the scenario nor another --set gave.
+        given = raw.get("tcp")
+        explicit = dict(given) if isinstance(given, Mapping) else {}
+        for k, v in items:
+            parts = k.split(".")
+            if len(parts) == 2 and parts[0] == "tcp":
+                explicit[parts[1]] = v
+        doc["tcp"] = fill_defaults(explicit, TcpConfig)
     return doc, problems
 
 

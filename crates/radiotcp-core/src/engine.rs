@@ -249,6 +249,10 @@ pub mod stream {
         }
     }
 
+    /// Wide-key code of flow `index`'s TCP sender clock (the ns-2 estimator's tick phase);
+    /// codes 1 and 2 are the LTE cell's (`node::lte`).
+    pub const TCP_CLOCK: u16 = 3;
+
     /// The key of a kind added after 0.2: `code << 48 | index << 8 | sub`, for codes
     /// 1..=65535 (one per kind, listed in [`Kind`]). It fits 2^40 entities (UEs, cells) of 256
     /// sub-streams each and never meets a 0.2 key, which are all below 2^48.
@@ -323,7 +327,7 @@ mod tests {
             assert!(seen.insert(id(Kind::Flow, index, 0)));
         }
         // Wide keys: two kinds, many entities, every sub-stream.
-        for code in [1, 2] {
+        for code in [1, 2, stream::TCP_CLOCK] {
             for index in [0, 1, 255, 256, 100_000, (1 << 40) - 1] {
                 for sub in [0, 1, 255] {
                     assert!(seen.insert(wide(code, index, sub)), "{code} {index} {sub}");

@@ -24,6 +24,7 @@ use crate::node::{Host, HostEvent, Node, NodeEvent, Router};
 use crate::packet::{HostId, Packet};
 use crate::probe::Probe;
 use crate::sim::{Event, LinkEvent, Sim};
+use crate::tcp::RtoEstimator;
 use crate::RunOptions;
 
 pub type NodeId = u32;
@@ -173,7 +174,17 @@ pub fn build(cfg: &ScenarioConfig, seed: u64, run_index: u64, opts: &RunOptions)
             start,
             Event::Node(server_node, NodeEvent::Host(HostEvent::FlowStart(flow))),
         );
-        server.add_sender(flow, client, sp.clone(), cfg.tcp.header_bytes, start);
+        let mut sp = sp.clone();
+        if sp.rto_estimator == RtoEstimator::Ns2 {
+            // ns-2 draws each connection's clock phase (`boot_time_`) in one tick.
+            let mut rng = RngStream::new(
+                seed,
+                run_index,
+                stream::wide(stream::TCP_CLOCK, i as u64, 0),
+            );
+            sp.clock_phase = (rng.uniform() * sp.granularity as f64) as Time;
+        }
+        server.add_sender(flow, client, sp, cfg.tcp.header_bytes, start);
         clients[ue].add_receiver(flow, SERVER, rp.clone(), cfg.tcp.ack_size_bytes);
         if let Some(bytes) = cfg.flows.size_bytes {
             server.set_app_limit(flow, bytes);

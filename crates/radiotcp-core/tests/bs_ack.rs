@@ -68,6 +68,7 @@ fn scenario1(lo: f64, hi: f64, dup_ack_thresh: Option<u32>) -> ScenarioConfig {
             clock_granularity_ms: 10.0,
             delack_count: 1,
             delack_timeout_ms: 100.0,
+            ..TcpConfig::default()
         },
         flows: FlowsConfig::default(),
         links: vec![link("wired", 5.0), wireless],

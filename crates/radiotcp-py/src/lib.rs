@@ -15,7 +15,8 @@ use radiotcp_core::ack::AckRateControl;
 use radiotcp_core::config::{
     AccessConfig, AckControlConfig, BsAckConfig, CodelConfig, DelayLevelConfig, FlowsConfig,
     LinkConfig, LteConfig, PieConfig, QueueConfig, RedConfig, RlpConfig, SbdConfig,
-    SimulationConfig, SpikeConfig, TcpConfig, UmtsConfig, VariableDelayConfig, WiredAccessConfig,
+    SimulationConfig, SpikeConfig, TcpConfig, TcpProfile, UmtsConfig, VariableDelayConfig,
+    WiredAccessConfig,
 };
 use radiotcp_core::engine::to_secs;
 use radiotcp_core::{
@@ -311,6 +312,15 @@ fn default_section_json(name: &str) -> PyResult<String> {
         "scenario" => to_json(&ScenarioConfig::default()),
         "simulation" => to_json(&SimulationConfig::default()),
         "tcp" => to_json(&TcpConfig::default()),
+        n if n.starts_with("tcp.profile.") => {
+            let name = &n["tcp.profile.".len()..];
+            match TcpProfile::ALL.into_iter().find(|p| p.name() == name) {
+                Some(p) => to_json(&TcpConfig::profile_defaults(p)),
+                None => Err(PyValueError::new_err(format!(
+                    "unknown TCP profile {name:?}"
+                ))),
+            }
+        }
         "flows" => to_json(&FlowsConfig::default()),
         "link" => to_json(&LinkConfig::default()),
         "queue" => to_json(&QueueConfig::default()),

@@ -5,7 +5,8 @@
 use super::{
     AckControlConfig, AckControlMode, AckFilterKind, AckRelease, BsrKind, BufferConfig,
     BufferDisciplineKind, ChannelConfig, ChannelKind, FadingKind, LinkConfig, LteConfig,
-    RlcModeKind, RlpConfig, RoundingKind, TcpConfig, TcpVariant, UlSchedulerKind, UmtsConfig,
+    RlcModeKind, RlpConfig, RoundingKind, RtoEstimatorKind, RttSamplingKind, SsthreshBasisKind,
+    TcpConfig, TcpVariant, UlSchedulerKind, UmtsConfig,
 };
 use crate::ack::filter::{AckFilterParams, AckFilterScheme, TOptRounding};
 use crate::ack::{self, AckRateParams};
@@ -41,6 +42,24 @@ pub fn sender_params(c: &TcpConfig) -> SenderParams {
         min_rto: millis(c.min_rto_ms),
         max_rto: millis(c.max_rto_ms),
         granularity: millis(c.clock_granularity_ms),
+        rto_estimator: match c.rto_estimator {
+            RtoEstimatorKind::Rfc6298 => tcp::RtoEstimator::Rfc6298,
+            RtoEstimatorKind::Ns2 => tcp::RtoEstimator::Ns2,
+        },
+        rtt_sampling: match c.rtt_sampling {
+            RttSamplingKind::EveryAck => tcp::RttSampling::EveryAck,
+            RttSamplingKind::TimedSegment => tcp::RttSampling::TimedSegment,
+        },
+        limited_transmit: c.limited_transmit,
+        restart_timer_on_fast_retransmit: c.restart_timer_on_fast_retransmit,
+        reno_recover_after_rto: c.reno_recover_after_rto,
+        reno_one_recovery_per_window: c.reno_one_recovery_per_window,
+        rto_ssthresh_every_expiry: c.rto_ssthresh_every_expiry,
+        ssthresh_basis: match c.ssthresh_basis {
+            SsthreshBasisKind::FlightSize => tcp::SsthreshBasis::FlightSize,
+            SsthreshBasisKind::Window => tcp::SsthreshBasis::Window,
+        },
+        clock_phase: 0,
     }
 }
 

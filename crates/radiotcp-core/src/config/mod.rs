@@ -495,9 +495,59 @@ pub enum TcpVariant {
     NewReno,
 }
 
+/// A TCP stack as a paper's simulator or a host runs it: the defaults of every `tcp` key
+/// (docs/models/tcp.md, "Profiles"). Keys given explicitly override the profile's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TcpProfile {
+    /// RFC 5681/6582/6298 as written; the model's defaults.
+    #[serde(rename = "rfc")]
+    Rfc,
+    /// ns-2.26 (ns-2.1b10 numbering), the simulator of Zeng's BS ACK-controller study.
+    #[serde(rename = "ns2-2.26")]
+    Ns2_2_26,
+    /// The ns-2 of 1997-99 (ns-2.1b5), whose Reno Bai et al. ported to SSF.
+    #[serde(rename = "ns2-1999")]
+    Ns2_1999,
+}
+
+impl TcpProfile {
+    pub const ALL: [TcpProfile; 3] = [TcpProfile::Rfc, TcpProfile::Ns2_2_26, TcpProfile::Ns2_1999];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TcpProfile::Rfc => "rfc",
+            TcpProfile::Ns2_2_26 => "ns2-2.26",
+            TcpProfile::Ns2_1999 => "ns2-1999",
+        }
+    }
+}
+
+/// `tcp.rtt_sampling`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSamplingKind {
+    /// A sample from every ACK that covers new data.
+    EveryAck,
+    /// One timed segment at a time (one sample per RTT), as ns-2 and BSD without timestamps.
+    TimedSegment,
+}
+
+/// `tcp.rto_estimator`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoEstimatorKind {
+    /// RFC 6298 in nanoseconds, G = `clock_granularity_ms`.
+    Rfc6298,
+    /// ns-2's `rtt_update`/`rtt_timeout`: samples in whole ticks of `clock_granularity_ms`,
+    /// fixed-point SRTT and RTTVAR, RTO = (SRTT + 4 RTTVAR) ticks, backoff, then the bounds.
+    Ns2,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpConfig {
+    /// The stack whose defaults the other keys take (resolved by the configuration layer).
+    pub profile: TcpProfile,
     pub variant: TcpVariant,
     /// IP packet size of a full data segment; MSS = packet_size_bytes - header_bytes.
     pub packet_size_bytes: u32,
@@ -524,6 +574,34 @@ pub struct TcpConfig {
     /// Acknowledge every `delack_count`-th in-order segment; 1 disables delayed ACKs.
     pub delack_count: u32,
     pub delack_timeout_ms: f64,
+    /// Which ACKs give RTT samples.
+    pub rtt_sampling: RttSamplingKind,
+    /// How samples become an RTO.
+    pub rto_estimator: RtoEstimatorKind,
+    /// RFC 3042 Limited Transmit.
+    pub limited_transmit: bool,
+    /// Restart the retransmission timer at fast retransmit (ns-2).
+    pub restart_timer_on_fast_retransmit: bool,
+    /// Reno: duplicate ACKs at or below HighTx-at-RTO start no fast retransmit (ns-2
+    /// `bugFix_`); NewReno always (RFC 6582).
+    pub reno_recover_after_rto: bool,
+    /// Reno: one fast retransmit per window of data (ns-2 `bugFix_`).
+    pub reno_one_recovery_per_window: bool,
+    /// Recompute ssthresh on every expiry, not only the first for a segment (ns-2
+    /// `slowdown()`).
+    pub rto_ssthresh_every_expiry: bool,
+    /// What a loss halves: FlightSize (RFC 5681) or the window (ns-2).
+    pub ssthresh_basis: SsthreshBasisKind,
+}
+
+/// `tcp.ssthresh_basis`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshBasisKind {
+    /// RFC 5681 eq. (4): max(FlightSize / 2, 2 SMSS).
+    FlightSize,
+    /// ns-2 `slowdown()`: max(⌊min(cwnd, window) / 2⌋, 2) segments.
+    Window,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -868,7 +946,15 @@ impl TcpConfig {
 
 impl Default for TcpConfig {
     fn default() -> Self {
-        Self {
+        Self::profile_defaults(TcpProfile::Rfc)
+    }
+}
+
+impl TcpConfig {
+    /// Every key's value under `profile` (docs/models/tcp.md has the sources of each).
+    pub fn profile_defaults(profile: TcpProfile) -> Self {
+        let rfc = Self {
+            profile: TcpProfile::Rfc,
             variant: TcpVariant::NewReno,
             packet_size_bytes: 1500,
             header_bytes: 40,
@@ -884,6 +970,62 @@ impl Default for TcpConfig {
             clock_granularity_ms: 1.0,
             delack_count: 2,
             delack_timeout_ms: 200.0,
+            rtt_sampling: RttSamplingKind::EveryAck,
+            rto_estimator: RtoEstimatorKind::Rfc6298,
+            limited_transmit: false,
+            restart_timer_on_fast_retransmit: false,
+            reno_recover_after_rto: false,
+            reno_one_recovery_per_window: false,
+            rto_ssthresh_every_expiry: false,
+            ssthresh_basis: SsthreshBasisKind::FlightSize,
+        };
+        // What every ns-2 version shares: TCPSink (an ACK per segment), window_ 20 packets,
+        // one timed segment per RTT and the tick estimator, the timer restarted at fast
+        // retransmit, bugFix_ after an RTO, slowdown() from the window on every timeout, and
+        // maxrto_ 100000 s (we cap at a day; the 64x backoff limit stops far below).
+        let ns2 = Self {
+            packet_size_bytes: 1040,
+            header_bytes: 40,
+            ack_size_bytes: 40,
+            awnd_segments: Some(20),
+            max_rto_ms: bounds::TIME_MAX_MS,
+            delack_count: 1,
+            rtt_sampling: RttSamplingKind::TimedSegment,
+            rto_estimator: RtoEstimatorKind::Ns2,
+            restart_timer_on_fast_retransmit: true,
+            reno_recover_after_rto: true,
+            rto_ssthresh_every_expiry: true,
+            ssthresh_basis: SsthreshBasisKind::Window,
+            ..rfc.clone()
+        };
+        match profile {
+            TcpProfile::Rfc => rfc,
+            // ns-2.26 (2003): ns-default.tcl of the release (windowInit_ 2, minrto_ 1, tcpTick_
+            // 0.01, singledup_ 1, useHeaders_), the C++ of ns-2.1b8a/2.28 around it
+            // (docs/models/tcp.md, "Profiles").
+            TcpProfile::Ns2_2_26 => Self {
+                profile,
+                initial_window_segments: 2,
+                initial_rto_ms: 6000.0,
+                min_rto_ms: 1000.0,
+                clock_granularity_ms: 10.0,
+                limited_transmit: true,
+                reno_one_recovery_per_window: false,
+                ..ns2
+            },
+            // The ns-2 of 1997-2000 (ns-2.1b5/b6): a 100 ms tick, no minimum RTO (the floor is
+            // two ticks), no Limited Transmit, no SYN, 1000-byte packets on the wire.
+            TcpProfile::Ns2_1999 => Self {
+                profile,
+                packet_size_bytes: 1000,
+                initial_window_segments: 1,
+                initial_rto_ms: 6000.0,
+                min_rto_ms: bounds::TIMER_MIN_MS,
+                clock_granularity_ms: 100.0,
+                limited_transmit: false,
+                reno_one_recovery_per_window: false,
+                ..ns2
+            },
         }
     }
 }

@@ -16,7 +16,10 @@ pub mod rtt;
 pub mod sender;
 
 pub use receiver::{Ack, Arrival, Reassembly, ReceiverParams, TcpReceiver};
-pub use sender::{Segment, SenderParams, SenderStats, TcpSender, Timeout};
+pub use rtt::RtoEstimator;
+pub use sender::{
+    RttSampling, Segment, SenderParams, SenderStats, SsthreshBasis, TcpSender, Timeout,
+};
 
 /// The "arbitrarily high" initial ssthresh (RFC 5681 §3.1): larger than any window we reach.
 pub const SSTHRESH_INFINITE: u64 = u64::MAX / 4;

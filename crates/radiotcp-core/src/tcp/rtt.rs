@@ -1,10 +1,30 @@
-//! The retransmission timeout estimator of RFC 6298: SRTT, RTTVAR, the RTO with its bounds,
-//! and exponential backoff.
+//! The retransmission timeout estimator: RFC 6298 (SRTT, RTTVAR, the RTO with its bounds,
+//! exponential backoff), or ns-2's tick-based version of the same (Jacobson/Karels as in
+//! 4.3BSD-Reno), for the profiles that reproduce ns-2 (docs/models/tcp.md, "Profiles").
 
 use crate::engine::Time;
 
+/// How samples become an RTO.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RtoEstimator {
+    /// RFC 6298 §2 in nanoseconds; G = the clock granularity.
+    Rfc6298,
+    /// ns-2 `TcpAgent::rtt_update` / `rtt_timeout` / `rtt_backoff`: a sample is the number of
+    /// clock ticks (the granularity) between sending and the ACK, at least 1; SRTT is kept
+    /// in ticks with 3 fraction bits and RTTVAR with 2; RTO = (SRTT + 4 RTTVAR) ticks, times
+    /// the backoff multiplier, then raised to the minimum, cut to the maximum, and at least
+    /// 2 ticks. A multiplier above 8 moves SRTT into RTTVAR and clears it.
+    Ns2,
+}
+
+/// ns-2's fixed-point widths (`T_SRTT_BITS`, `T_RTTVAR_BITS`) and `rttvar_exp_`.
+const SRTT_BITS: u32 = 3;
+const RTTVAR_BITS: u32 = 2;
+const RTTVAR_EXP: u32 = 2;
+
 #[derive(Debug, Clone)]
 pub struct RttEstimator {
+    kind: RtoEstimator,
     srtt: Option<Time>,
     rttvar: Time,
     /// Current RTO including backoff.
@@ -14,11 +34,26 @@ pub struct RttEstimator {
     min_rto: Time,
     max_rto: Time,
     granularity: Time,
+    /// ns-2: `t_srtt_` (ticks << 3), `t_rttvar_` (ticks << 2), `t_rtxcur_` (the RTO before
+    /// backoff and bounds) and `t_backoff_`.
+    ns2_srtt: i64,
+    ns2_rttvar: i64,
+    ns2_rtxcur: Time,
+    ns2_backoff: u32,
+    /// ns-2: the offset of the sender's tick grid (`boot_time_`), in [0, granularity).
+    clock_phase: Time,
 }
 
 impl RttEstimator {
-    pub fn new(initial_rto: Time, min_rto: Time, max_rto: Time, granularity: Time) -> Self {
+    pub fn new(
+        kind: RtoEstimator,
+        initial_rto: Time,
+        min_rto: Time,
+        max_rto: Time,
+        granularity: Time,
+    ) -> Self {
         Self {
+            kind,
             srtt: None,
             rttvar: 0,
             rto: initial_rto,
@@ -26,7 +61,17 @@ impl RttEstimator {
             min_rto,
             max_rto,
             granularity,
+            ns2_srtt: 0,
+            ns2_rttvar: 0,
+            ns2_rtxcur: initial_rto,
+            ns2_backoff: 1,
+            clock_phase: 0,
         }
+    }
+
+    /// ns-2's tick grid offset for this sender (see [`RtoEstimator::Ns2`]).
+    pub fn set_clock_phase(&mut self, phase: Time) {
+        self.clock_phase = phase % self.granularity.max(1);
     }
 
     pub fn srtt(&self) -> Option<Time> {
@@ -42,8 +87,18 @@ impl RttEstimator {
         self.backoffs
     }
 
-    /// A valid RTT measurement.
-    pub fn on_sample(&mut self, sample: Time) {
+    /// A valid RTT measurement: the segment went out at `sent_at` and its ACK came at `now`.
+    pub fn on_sample(&mut self, sent_at: Time, now: Time) {
+        // A valid sample ends any backoff (RFC 6298 §5.7 and Karn; ns-2 `newack` sets
+        // t_backoff_ = 1).
+        self.backoffs = 0;
+        match self.kind {
+            RtoEstimator::Rfc6298 => self.rfc6298_sample(now - sent_at),
+            RtoEstimator::Ns2 => self.ns2_sample(sent_at, now),
+        }
+    }
+
+    fn rfc6298_sample(&mut self, sample: Time) {
         match self.srtt {
             None => {
                 // RFC 6298 §2.2.
@@ -57,17 +112,130 @@ impl RttEstimator {
                 self.srtt = Some((7 * srtt + sample) / 8);
             }
         }
-        // A valid sample ends any backoff (RFC 6298 §5.7 and Karn).
-        self.backoffs = 0;
         let srtt = self.srtt.unwrap_or(sample);
         let rto = srtt + self.granularity.max(4 * self.rttvar);
         // §2.4 lower bound, §2.5 upper bound.
         self.rto = rto.clamp(self.min_rto, self.max_rto);
     }
 
-    /// RFC 6298 §5.5: the timer expired; double the RTO (bounded).
+    /// ns-2 `rtt_update` without timestamps: the ticks the sender's clock advanced between
+    /// the send and now, at least one. The clock's ticks fall at `clock_phase` + k·tick (ns-2
+    /// draws `boot_time_` uniformly in one tick per connection).
+    fn ns2_sample(&mut self, sent_at: Time, now: Time) {
+        let tick = self.granularity.max(1);
+        let ticks_at = |t: Time| ((t + self.clock_phase) / tick) as i64;
+        let m = (ticks_at(now) - ticks_at(sent_at)).max(1);
+        if self.ns2_srtt != 0 {
+            // a1 = 7/8 a0 + 1/8 m; var1 = 3/4 var0 + 1/4 |m - a0|, in the scaled integers.
+            let mut delta = m - (self.ns2_srtt >> SRTT_BITS);
+            self.ns2_srtt += delta;
+            if self.ns2_srtt <= 0 {
+                self.ns2_srtt = 1;
+            }
+            delta = delta.abs() - (self.ns2_rttvar >> RTTVAR_BITS);
+            self.ns2_rttvar += delta;
+            if self.ns2_rttvar <= 0 {
+                self.ns2_rttvar = 1;
+            }
+        } else {
+            self.ns2_srtt = m << SRTT_BITS;
+            self.ns2_rttvar = m << (RTTVAR_BITS - 1);
+        }
+        let ticks = ((self.ns2_rttvar << (RTTVAR_EXP + SRTT_BITS - RTTVAR_BITS)) + self.ns2_srtt)
+            >> SRTT_BITS;
+        self.ns2_rtxcur = ticks as Time * tick;
+        self.ns2_backoff = 1;
+        self.srtt = Some(((self.ns2_srtt as Time) * tick) >> SRTT_BITS);
+        self.rttvar = ((self.ns2_rttvar as Time) * tick) >> RTTVAR_BITS;
+        self.rto = self.ns2_timeout();
+    }
+
+    /// ns-2 `rtt_timeout` with `rfc2988_` (on from 2002): the current value raised to the
+    /// minimum, times the backoff, cut to the maximum, and at least two ticks. The ns-2 of
+    /// 1997-2000 had no minimum (the profile sets none), which makes the two orders agree.
+    fn ns2_timeout(&self) -> Time {
+        let tick = self.granularity.max(1);
+        let t = (self.ns2_rtxcur.max(self.min_rto) * self.ns2_backoff as Time).min(self.max_rto);
+        t.max(2 * tick)
+    }
+
+    /// The timer expired: double the RTO (RFC 6298 §5.5, bounded) or ns-2's multiplier (up to
+    /// 64).
     pub fn on_expiry(&mut self) {
         self.backoffs += 1;
-        self.rto = (self.rto * 2).min(self.max_rto);
+        match self.kind {
+            RtoEstimator::Rfc6298 => self.rto = (self.rto * 2).min(self.max_rto),
+            RtoEstimator::Ns2 => {
+                // ns-2 `rtt_backoff`.
+                if self.ns2_backoff < 64 {
+                    self.ns2_backoff <<= 1;
+                }
+                if self.ns2_backoff > 8 {
+                    // "If backed off this far, clobber the srtt value, storing it in the mean
+                    // deviation instead."
+                    self.ns2_rttvar += self.ns2_srtt >> SRTT_BITS;
+                    self.ns2_srtt = 0;
+                }
+                self.rto = self.ns2_timeout();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::millis;
+
+    fn ns2(initial_ms: f64, min_ms: f64, tick_ms: f64) -> RttEstimator {
+        RttEstimator::new(
+            RtoEstimator::Ns2,
+            millis(initial_ms),
+            millis(min_ms),
+            millis(64_000.0),
+            millis(tick_ms),
+        )
+    }
+
+    #[test]
+    fn ns2_first_sample_gives_srtt_plus_4_rttvar_in_ticks() {
+        // A 330 ms RTT on a 100 ms tick, sent at 0: 3 ticks. SRTT = 3, RTTVAR = 1.5, RTO =
+        // 3 + 4 * 1.5 = 9 ticks.
+        let mut e = ns2(6000.0, 0.0, 100.0);
+        assert_eq!(e.rto(), millis(6000.0));
+        e.on_sample(0, millis(330.0));
+        assert_eq!(e.rto(), millis(900.0));
+        // The same RTT sent at 80 ms crosses 4 tick boundaries (100..400): m = 4.
+        e.on_sample(millis(80.0), millis(410.0));
+        // delta = 4 - 3 = 1: t_srtt = 24 + 1 = 25; |delta| - (6 >> 2) = 0: t_rttvar stays 6;
+        // RTO = ((6 << 3) + 25) >> 3 = 73 >> 3 = 9 ticks.
+        assert_eq!(e.rto(), millis(900.0));
+    }
+
+    #[test]
+    fn ns2_rto_is_at_least_the_minimum_and_two_ticks_and_backs_off_to_64x() {
+        let mut e = ns2(3000.0, 1000.0, 10.0);
+        e.on_sample(0, millis(50.0));
+        // 5 ticks: RTO = 5 + 4 * 2.5 = 15 ticks = 150 ms, raised to the 1 s minimum, which
+        // then backs off (ns-2 with rfc2988_ raises before the backoff).
+        assert_eq!(e.rto(), millis(1000.0));
+        e.on_expiry();
+        assert_eq!(e.rto(), millis(2000.0));
+        // A 50 ms sample sent 5 ms before a tick of a grid offset by 5 ms counts 6 ticks.
+        let mut e = ns2(3000.0, 0.0, 10.0);
+        e.set_clock_phase(millis(5.0));
+        e.on_sample(millis(4.0), millis(54.0));
+        assert_eq!(e.rto(), millis(180.0));
+        let mut e = ns2(3000.0, 0.0, 10.0);
+        e.on_sample(0, millis(1.0));
+        // One tick at least: SRTT 1, RTTVAR 0.5 (t_rttvar = 2): RTO = (16 + 8) >> 3 = 3 ticks.
+        assert_eq!(e.rto(), millis(30.0));
+        for _ in 0..10 {
+            e.on_expiry();
+        }
+        assert_eq!(e.backoffs(), 10);
+        // After 4 doublings (x16 > 8) SRTT is folded into RTTVAR, but t_rtxcur_ stays until the
+        // next sample: 30 ms x 64.
+        assert_eq!(e.rto(), millis(30.0 * 64.0));
     }
 }

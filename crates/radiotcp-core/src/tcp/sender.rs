@@ -12,7 +12,7 @@
 use std::collections::VecDeque;
 
 use super::cc::{CongestionControl, Reno};
-use super::rtt::RttEstimator;
+use super::rtt::{RtoEstimator, RttEstimator};
 use super::TcpVariant;
 use crate::engine::Time;
 
@@ -36,6 +36,49 @@ pub struct SenderParams {
     pub min_rto: Time,
     pub max_rto: Time,
     pub granularity: Time,
+    pub rto_estimator: RtoEstimator,
+    /// Which ACKs give RTT samples (`tcp.rtt_sampling`).
+    pub rtt_sampling: RttSampling,
+    /// RFC 3042 Limited Transmit: a new segment on each of the first two duplicate ACKs.
+    pub limited_transmit: bool,
+    /// Restart the retransmission timer when fast retransmit sends SND.UNA (ns-2's
+    /// `dupack_action` calls `reset_rtx_timer`); RFC 6298 §5.1 leaves a running timer alone.
+    pub restart_timer_on_fast_retransmit: bool,
+    /// Reno: an RTO sets `recover` = HighTx and duplicate ACKs at or below it start no fast
+    /// retransmit (ns-2 with `bugFix_`: go-back-N duplicates are not a new loss). NewReno always
+    /// does this (RFC 6582 §3.2 step 4).
+    pub reno_recover_after_rto: bool,
+    /// Reno: a fast retransmit sets `recover` = HighTx and no second one starts until an ACK
+    /// passes it (ns-2 with `bugFix_`); without it Reno may halve again in the same window.
+    pub reno_one_recovery_per_window: bool,
+    /// ssthresh on an expiry of a timer that had already backed off for the same segment:
+    /// held (RFC 5681 §3.1 note, RFC 6298 §5.5) or recomputed from the window (ns-2's
+    /// `slowdown()` on every timeout, which brings it to 2 segments).
+    pub rto_ssthresh_every_expiry: bool,
+    /// What a loss halves (`tcp.ssthresh_basis`).
+    pub ssthresh_basis: SsthreshBasis,
+    /// Offset of the tick grid of the ns-2 estimator (drawn per flow).
+    pub clock_phase: Time,
+}
+
+/// What ssthresh is computed from at a fast retransmit or an RTO.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SsthreshBasis {
+    /// RFC 5681 eq. (4): FlightSize / 2.
+    FlightSize,
+    /// ns-2 `slowdown()`: ⌊min(cwnd, receiver window) / 2⌋ in whole segments.
+    Window,
+}
+
+/// Which segments the sender times for RTT samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RttSampling {
+    /// A sample from every ACK that covers new data (the newest segment it covers), as a stack
+    /// with timestamps or one that times every segment (RFC 6298 §3 allows either).
+    EveryAck,
+    /// One segment timed at a time: the next new segment sent while none is timed, its sample
+    /// taken when an ACK covers it (BSD and ns-2 without timestamps: one sample per RTT).
+    TimedSegment,
 }
 
 /// Counters kept by the sender for the whole run.
@@ -49,6 +92,10 @@ pub struct SenderStats {
     /// Congestion-window reductions: fast retransmits, and timeouts that found cwnd above
     /// one segment (a backed-off timeout does not reduce it again).
     pub cwnd_reductions: u64,
+    /// RTT samples taken (valid under Karn's rule).
+    pub rtt_samples: u64,
+    /// Segments sent beyond cwnd by Limited Transmit (RFC 3042).
+    pub limited_transmits: u64,
 }
 
 /// What a retransmission timeout did, for observers (the spurious-timeout oracle).
@@ -91,8 +138,17 @@ pub struct TcpSender {
     recover: Option<u64>,
     /// RFC 6582 §3.2 step 5: only the first partial ACK restarts the timer.
     partial_ack_seen: bool,
+    /// What set `recover` last: an RTO (true) or a fast retransmit.
+    recover_set_by_rto: bool,
     /// A fast retransmit or partial-ACK retransmission of SND.UNA is due.
     retransmit_pending: bool,
+    /// RFC 3042: segments beyond cwnd allowed by the first two duplicate ACKs, and the bytes
+    /// sent that way since the last new ACK (left out of FlightSize when halving, RFC 5681
+    /// §3.2 step 2).
+    lt_allowance: u32,
+    lt_bytes: u64,
+    /// `RttSampling::TimedSegment`: end of the timed segment and when it was sent.
+    timed: Option<(u64, Time)>,
     rtt: RttEstimator,
     rto_deadline: Option<Time>,
     sent: VecDeque<SentRecord>,
@@ -109,7 +165,17 @@ impl TcpSender {
                 p.initial_window,
                 p.initial_ssthresh,
             )),
-            rtt: RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto, p.granularity),
+            rtt: {
+                let mut e = RttEstimator::new(
+                    p.rto_estimator,
+                    p.initial_rto,
+                    p.min_rto,
+                    p.max_rto,
+                    p.granularity,
+                );
+                e.set_clock_phase(p.clock_phase);
+                e
+            },
             rwnd: u64::MAX,
             started: false,
             snd_una: 0,
@@ -118,8 +184,12 @@ impl TcpSender {
             dupacks: 0,
             in_recovery: false,
             recover: None,
+            recover_set_by_rto: false,
             partial_ack_seen: false,
             retransmit_pending: false,
+            lt_allowance: 0,
+            lt_bytes: 0,
+            timed: None,
             rto_deadline: None,
             sent: VecDeque::new(),
             app_limit: None,
@@ -213,8 +283,19 @@ impl TcpSender {
             let wnd = self.send_window();
             // Only full-sized segments (but the last): a bulk sender always has a full MSS to
             // send, and sending a runt would be silly-window behaviour (RFC 1122 §4.2.3.4).
-            if len == 0 || self.flight_size() + mss > wnd {
+            if len == 0 {
                 return None;
+            }
+            if self.flight_size() + mss > wnd {
+                // RFC 3042 §2: up to two new segments beyond cwnd (never beyond the
+                // receiver's window), cwnd itself unchanged.
+                let lt = self.cwnd() + self.lt_allowance as u64 * mss;
+                let new_data = self.snd_nxt >= self.high_tx;
+                if !(new_data && self.flight_size() + mss <= lt.min(self.rwnd)) {
+                    return None;
+                }
+                self.lt_bytes += len as u64;
+                self.stats.limited_transmits += 1;
             }
             let seg = Segment {
                 seq: self.snd_nxt,
@@ -232,6 +313,9 @@ impl TcpSender {
                 retransmitted: false,
             });
             self.high_tx = end;
+            if self.p.rtt_sampling == RttSampling::TimedSegment && self.timed.is_none() {
+                self.timed = Some((end, now));
+            }
         } else {
             self.stats.retransmissions += 1;
         }
@@ -272,33 +356,63 @@ impl TcpSender {
                 self.cc.on_ack(newly_acked);
             }
             self.dupacks = 0;
+            self.lt_allowance = 0;
+            self.lt_bytes = 0;
             self.restart_or_stop_timer(now);
         } else if ack == self.snd_una && self.snd_una < self.high_tx {
-            self.on_dupack(ack);
+            self.on_dupack(now, ack);
         }
         // ack < SND.UNA: an old ACK, reordered or duplicated in the network; ignored.
     }
 
-    fn on_dupack(&mut self, ack: u64) {
+    fn on_dupack(&mut self, now: Time, ack: u64) {
         self.dupacks += 1;
+        if self.p.limited_transmit && !self.in_recovery && self.dupacks <= 2 {
+            self.lt_allowance = self.dupacks;
+        }
         // RFC 6582 §3.2 step 2: enter only if the cumulative ACK covers more than `recover`.
         // Duplicates of exactly HighTx-at-RTO come from go-back-N copies of data the receiver
-        // already holds; they must not start a second, spurious recovery.
+        // already holds; they must not start a second, spurious recovery. Reno applies the
+        // same guard when its profile asks for it (ns-2's `bugFix_`).
+        let guarded = match self.p.variant {
+            TcpVariant::NewReno => true,
+            TcpVariant::Reno if self.recover_set_by_rto => self.p.reno_recover_after_rto,
+            TcpVariant::Reno => self.p.reno_one_recovery_per_window,
+        };
         if !self.in_recovery
             && self.dupacks == 3
-            && self.p.variant == TcpVariant::NewReno
+            && guarded
             && self.recover.is_some_and(|r| ack <= r)
         {
             return;
         }
-        let flight = self.flight_size();
+        // RFC 5681 §3.2 step 2: segments sent by Limited Transmit stay out of FlightSize.
+        let flight = self.reduction_basis(self.flight_size().saturating_sub(self.lt_bytes));
         if self.cc.on_dup_ack(self.dupacks, self.in_recovery, flight) {
             self.recover = Some(self.high_tx);
+            self.recover_set_by_rto = false;
             self.in_recovery = true;
             self.partial_ack_seen = false;
+            self.lt_allowance = 0;
             self.schedule_retransmit_una();
             self.stats.fast_retransmits += 1;
             self.stats.cwnd_reductions += 1;
+            if self.p.restart_timer_on_fast_retransmit {
+                self.rto_deadline = Some(now + self.rtt.rto());
+            }
+        }
+    }
+
+    /// The amount whose half becomes ssthresh: FlightSize, or ns-2's window in whole segments
+    /// (its even part, so that the controller's half is ⌊w/2⌋ segments, as `slowdown()`'s
+    /// integer `window()/2`).
+    fn reduction_basis(&self, flight: u64) -> u64 {
+        match self.p.ssthresh_basis {
+            SsthreshBasis::FlightSize => flight,
+            SsthreshBasis::Window => {
+                let mss = self.p.mss as u64;
+                self.send_window() / mss / 2 * 2 * mss
+            }
         }
     }
 
@@ -314,6 +428,10 @@ impl TcpSender {
 
     fn schedule_retransmit_una(&mut self) {
         self.retransmit_pending = true;
+        // A retransmission ends the timing of a segment (4.4BSD `t_rtt = 0` at fast
+        // retransmit, ns-2 `rtt_active_ = 0` in `reset_rtx_timer`): Karn's rule at its
+        // simplest.
+        self.timed = None;
         if let Some(first) = self.sent.front_mut() {
             first.retransmitted = true;
         }
@@ -333,6 +451,9 @@ impl TcpSender {
     /// covers the retransmitted hole, and timing it from an original sent RTTs earlier would
     /// inflate SRTT (Linux skips such ACKs the same way). One sample per ACK otherwise, as a
     /// stack without timestamps that times every segment; RFC 6298 §3 allows it.
+    ///
+    /// With `RttSampling::TimedSegment` only the ACK that covers the timed segment gives a
+    /// sample, under the same Karn rule; an RTO cancels the timing (ns-2 `rtt_active_ = 0`).
     fn take_rtt_sample(&mut self, now: Time, ack: u64) {
         let mut newest = None;
         let mut covers_retransmission = false;
@@ -345,10 +466,21 @@ impl TcpSender {
             self.sent.pop_front();
         }
         let Some(r) = newest else { return };
+        let sent_at = match self.p.rtt_sampling {
+            RttSampling::EveryAck => r.sent_at,
+            RttSampling::TimedSegment => match self.timed {
+                Some((end, at)) if end <= ack => {
+                    self.timed = None;
+                    at
+                }
+                _ => return,
+            },
+        };
         if covers_retransmission {
             return;
         }
-        self.rtt.on_sample(now - r.sent_at);
+        self.stats.rtt_samples += 1;
+        self.rtt.on_sample(sent_at, now);
     }
 
     /// Called at (or after) the deadline from `poll_timeout`. A deadline that has moved later
@@ -362,14 +494,21 @@ impl TcpSender {
         self.stats.timeouts += 1;
         let una = self.snd_una;
         let first = self.rtt.backoffs() == 0;
-        let cwnd_cut = self.cc.on_rto(self.flight_size(), first);
+        let recompute = first || self.p.rto_ssthresh_every_expiry;
+        let cwnd_cut = self
+            .cc
+            .on_rto(self.reduction_basis(self.flight_size()), recompute);
         if cwnd_cut {
             self.stats.cwnd_reductions += 1;
         }
         // RFC 6582 §3.2 step 4 (RTO sets recover) and go-back-N from SND.UNA.
         self.recover = Some(self.high_tx);
+        self.recover_set_by_rto = true;
         self.in_recovery = false;
         self.dupacks = 0;
+        self.lt_allowance = 0;
+        self.lt_bytes = 0;
+        self.timed = None;
         self.retransmit_pending = false;
         self.snd_nxt = self.snd_una;
         for r in self.sent.iter_mut() {

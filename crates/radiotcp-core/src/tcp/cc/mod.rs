@@ -61,13 +61,14 @@ impl CongestionControl {
         }
     }
 
-    /// The retransmission timer expired; `first` unless the timer had already backed off
-    /// for the same segment. Returns true if cwnd fell (a backed-off timeout finds it at one
-    /// segment already).
+    /// The retransmission timer expired; ssthresh is recomputed from `flight` when
+    /// `recompute_ssthresh` (the first expiry for a segment, or every expiry under ns-2's
+    /// rules) and held otherwise. Returns true if cwnd fell (a backed-off timeout finds it at
+    /// one segment already).
     #[inline]
-    pub fn on_rto(&mut self, flight: u64, first: bool) -> bool {
+    pub fn on_rto(&mut self, flight: u64, recompute_ssthresh: bool) -> bool {
         match self {
-            Self::Reno(r) => r.on_rto(flight, first),
+            Self::Reno(r) => r.on_rto(flight, recompute_ssthresh),
         }
     }
 }

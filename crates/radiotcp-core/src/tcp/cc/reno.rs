@@ -62,10 +62,11 @@ impl Reno {
         self.cwnd = self.ssthresh;
     }
 
-    pub(super) fn on_rto(&mut self, flight: u64, first: bool) -> bool {
+    pub(super) fn on_rto(&mut self, flight: u64, recompute_ssthresh: bool) -> bool {
         let before = self.cwnd;
-        // RFC 5681 §3.1 eq. (4); on later expiries for the same segment ssthresh is held.
-        if first {
+        // RFC 5681 §3.1 eq. (4); on later expiries for the same segment ssthresh is held
+        // (unless the profile recomputes it every time, as ns-2 does).
+        if recompute_ssthresh {
             self.ssthresh = (flight / 2).max(2 * self.mss);
         }
         self.cwnd = self.mss;
