@@ -221,11 +221,18 @@ mod tests {
         assert_eq!(e.rto(), millis(1000.0));
         e.on_expiry();
         assert_eq!(e.rto(), millis(2000.0));
-        // A 50 ms sample sent 5 ms before a tick of a grid offset by 5 ms counts 6 ticks.
+        // The grid offset by 5 ms ticks at 5, 15, ..., 55 ms. A 52 ms sample sent at 4 ms
+        // crosses 6 of them (ns-2: int((tao + fmod(sendtime + boot_time_, tick)) / tick)
+        // = int((52 + 9) / 10)): SRTT 6, RTTVAR 3, RTO 18 ticks. The same 52 ms sent at 6 ms
+        // crosses only 15..55: 5 ticks.
         let mut e = ns2(3000.0, 0.0, 10.0);
         e.set_clock_phase(millis(5.0));
-        e.on_sample(millis(4.0), millis(54.0));
+        e.on_sample(millis(4.0), millis(56.0));
         assert_eq!(e.rto(), millis(180.0));
+        let mut e = ns2(3000.0, 0.0, 10.0);
+        e.set_clock_phase(millis(5.0));
+        e.on_sample(millis(6.0), millis(58.0));
+        assert_eq!(e.rto(), millis(150.0));
         let mut e = ns2(3000.0, 0.0, 10.0);
         e.on_sample(0, millis(1.0));
         // One tick at least: SRTT 1, RTTVAR 0.5 (t_rttvar = 2): RTO = (16 + 8) >> 3 = 3 ticks.
