@@ -17,6 +17,7 @@ pub mod link;
 pub mod metrics;
 pub mod node;
 pub mod packet;
+pub mod pcap;
 pub mod probe;
 pub mod queue;
 pub mod radio;

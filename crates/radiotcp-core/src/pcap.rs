@@ -1,0 +1,1 @@
+//! Classic pcap output of simulated TCP/IPv4 packets (placeholder; filled in by the pcap work).
