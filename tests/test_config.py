@@ -165,7 +165,7 @@ def test_negative_rate():
         (["simulation.warmup_s=60"], "simulation.warmup_s", "less than simulation.duration_s"),
         (["flows.count=0"], "flows.count", ">= 1"),
         (["flows.count=2", "flows.start_times_s=[0.0]"], "flows.start_times_s", "exactly"),
-        (["tcp.variant=cubic"], "tcp.variant", "'reno' or 'newreno'"),
+        (["tcp.variant=cubic"], "tcp.variant", "'reno', 'newreno' or 'sack'"),
         (["tcp.header_bytes=10"], "tcp.header_bytes", ">= 20"),
         (["tcp.packet_size_bytes=40"], "tcp.packet_size_bytes", "greater than tcp.header_bytes"),
         (["tcp.initial_ssthresh_bytes=100"], "tcp.initial_ssthresh_bytes", "2 MSS"),

@@ -182,6 +182,7 @@ _NS2_COMMON: dict[str, Any] = {
     "reno_recover_after_rto": True,
     "rto_ssthresh_every_expiry": True,
     "ssthresh_basis": "window",
+    "suppressed_dupack_inflation": True,
 }
 TCP_PROFILES: dict[str, dict[str, Any]] = {
     "rfc": {},
@@ -201,22 +202,48 @@ TCP_PROFILES: dict[str, dict[str, Any]] = {
         "min_rto_ms": 0.001,
         "clock_granularity_ms": 100.0,
     },
+    "linux": {
+        "variant": "sack",
+        "packet_size_bytes": 1500,
+        "header_bytes": 52,
+        "ack_size_bytes": 52,
+        "initial_window_segments": 10,
+        "rwnd_bytes": 6_291_456,
+        "window_scaling": True,
+        "initial_rto_ms": 1000.0,
+        "min_rto_ms": 200.0,
+        "max_rto_ms": 120_000.0,
+        "delack_count": 2,
+        "delack_timeout_ms": 40.0,
+        "rto_estimator": "linux",
+        "limited_transmit": True,
+        "restart_timer_on_fast_retransmit": True,
+        "congestion_control": "cubic",
+        "hystart": True,
+        "timestamps": True,
+        "prr": True,
+        "abc_limit_segments": 0,
+        "quickack_segments": 16,
+        "ssthresh_basis": "cwnd",
+    },
 }
 
 
 class TcpConfig(_Model):
     """TCP sender and receiver parameters (shared by all flows)."""
 
-    profile: Literal["rfc", "ns2-2.26", "ns2-1999"] = Field(
+    profile: Literal["rfc", "ns2-2.26", "ns2-1999", "linux"] = Field(
         "rfc",
         description="The TCP stack whose defaults every other tcp key takes: 'rfc' (RFC "
         "5681/6582/6298), 'ns2-2.26' (Zeng's simulator), 'ns2-1999' (the ns-2 Reno Bai et al. "
-        "ported). Keys set explicitly override the profile (docs/models/tcp.md).",
+        "ported), 'linux' (CUBIC, SACK with PRR, timestamps, IW10, as a Linux host). Keys set "
+        "explicitly override the profile (docs/models/tcp.md).",
     )
-    variant: Literal["reno", "newreno"] = Field(
+    variant: Literal["reno", "newreno", "sack"] = Field(
         "newreno",
-        description="'reno' (RFC 5681: recovery ends on the first new ACK) or 'newreno' "
-        "(RFC 6582: partial ACKs retransmit, recovery ends when `recover` is acknowledged).",
+        description="Loss recovery: 'reno' (RFC 5681: recovery ends on the first new ACK), "
+        "'newreno' (RFC 6582: partial ACKs retransmit, recovery ends when `recover` is "
+        "acknowledged) or 'sack' (RFC 2018 SACK blocks and RFC 6675 recovery).",
     )
     packet_size_bytes: int = Field(
         1500,
@@ -273,15 +300,18 @@ class TcpConfig(_Model):
         description="Acknowledge every delack_count-th in-order segment; 1 disables delayed ACKs.",
     )
     delack_timeout_ms: TimerMs = Field(200.0, description="Delayed-ACK timer, ms.")
-    rtt_sampling: Literal["every_ack", "timed_segment"] = Field(
+    rtt_sampling: Literal["every_ack", "timed_segment", "timestamps"] = Field(
         "every_ack",
-        description="RTT samples from every ACK of new data ('every_ack') or from one timed "
-        "segment at a time, one per RTT ('timed_segment', ns-2 and BSD without timestamps).",
+        description="RTT samples from every ACK of new data ('every_ack'), from one timed "
+        "segment at a time, one per RTT ('timed_segment', ns-2 and BSD without timestamps), or "
+        "from the echoed timestamp of every ACK of new data ('timestamps', RFC 7323 RTTM; needs "
+        "timestamps = true).",
     )
-    rto_estimator: Literal["rfc6298", "ns2"] = Field(
+    rto_estimator: Literal["rfc6298", "ns2", "linux"] = Field(
         "rfc6298",
-        description="'rfc6298' (SRTT/RTTVAR in ns, G = clock_granularity_ms) or 'ns2' (samples "
-        "floored to ticks of clock_granularity_ms, ns-2's fixed-point SRTT/RTTVAR and RTO).",
+        description="'rfc6298' (SRTT/RTTVAR in ns, G = clock_granularity_ms), 'ns2' (samples "
+        "floored to ticks of clock_granularity_ms, ns-2's fixed-point SRTT/RTTVAR and RTO) or "
+        "'linux' (RTO = SRTT + max(largest 4 x mdev of the last window, min_rto_ms)).",
     )
     limited_transmit: bool = Field(
         False,
@@ -306,10 +336,55 @@ class TcpConfig(_Model):
         description="Recompute ssthresh on every RTO expiry (ns-2 slowdown()), not only on the "
         "first one for a segment (RFC 5681).",
     )
-    ssthresh_basis: Literal["flight_size", "window"] = Field(
+    ssthresh_basis: Literal["flight_size", "window", "cwnd"] = Field(
         "flight_size",
-        description="What a loss halves: 'flight_size' (RFC 5681 eq. 4) or 'window' (ns-2: "
-        "min(cwnd, receiver window) in whole segments).",
+        description="What a loss reduces: 'flight_size' (RFC 5681 eq. 4), 'window' (ns-2: "
+        "min(cwnd, receiver window) in whole segments) or 'cwnd' (Linux: min(cwnd, receiver "
+        "window)).",
+    )
+    suppressed_dupack_inflation: bool = Field(
+        False,
+        description="Duplicate ACKs whose fast retransmit the recover guard suppresses (after an "
+        "RTO) still inflate the window by 3 segments, then 1 per duplicate (ns-2 Reno up to "
+        "2.26).",
+    )
+    congestion_control: Literal["reno", "cubic"] = Field(
+        "reno",
+        description="Window growth: 'reno' (RFC 5681) or 'cubic' (RFC 9438).",
+    )
+    cubic_beta: float = Field(
+        0.7, gt=0.0, lt=1.0, description="CUBIC's multiplicative decrease factor (RFC 9438: 0.7)."
+    )
+    cubic_c: float = Field(0.4, gt=0.0, le=100.0, description="CUBIC's C (RFC 9438: 0.4).")
+    hystart: bool = Field(False, description="HyStart++ (RFC 9406) in slow start.")
+    timestamps: bool = Field(
+        False,
+        description="The timestamps option on every segment (RFC 7323); header_bytes and "
+        "ack_size_bytes must then include its 12 bytes (at least 52).",
+    )
+    prr: bool = Field(
+        False,
+        description="Proportional Rate Reduction (RFC 6937) in SACK recovery; needs variant = "
+        "'sack'.",
+    )
+    abc_limit_segments: int = Field(
+        1,
+        ge=0,
+        le=1_000_000,
+        description="RFC 3465 L: at most this many segments added to cwnd per ACK in slow start; "
+        "0 = no limit (Linux).",
+    )
+    ca_byte_counting: bool = Field(
+        False,
+        description="RFC 3465 byte counting in congestion avoidance (one MSS per cwnd of "
+        "acknowledged bytes) instead of MSS^2/cwnd per ACK (Reno).",
+    )
+    quickack_segments: int = Field(
+        0,
+        ge=0,
+        le=1_000_000,
+        description="ACK each of the first this many in-order segments at once (Linux's "
+        "quick-ACK mode at the start: 16); 0 = off.",
     )
 
     @model_validator(mode="before")
@@ -346,6 +421,26 @@ class TcpConfig(_Model):
             )
         if self.max_rto_ms < self.min_rto_ms:
             raise _constraint("max_rto_ms", self.max_rto_ms, "at least tcp.min_rto_ms")
+        if self.timestamps:
+            for key in ("header_bytes", "ack_size_bytes"):
+                if getattr(self, key) < 52:
+                    raise _constraint(
+                        key,
+                        getattr(self, key),
+                        "at least 52 with tcp.timestamps = true (40 B TCP/IP + 12 B option)",
+                    )
+        if self.rtt_sampling == "timestamps" and not self.timestamps:
+            raise _constraint(
+                "rtt_sampling",
+                self.rtt_sampling,
+                "'every_ack' or 'timed_segment' unless tcp.timestamps = true",
+            )
+        if self.prr and self.variant != "sack":
+            raise _constraint(
+                "prr",
+                self.prr,
+                "false unless tcp.variant = 'sack' (PRR runs on the SACK pipe estimate)",
+            )
         return self
 
 

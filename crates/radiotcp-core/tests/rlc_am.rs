@@ -39,6 +39,7 @@ fn sdu(seq: u64, size: u32) -> Packet {
         size,
         rwnd: 0,
         sent_at: 0,
+        opt: Default::default(),
     }
 }
 

@@ -34,6 +34,7 @@ fn pkt(seq: u64, size: u32) -> Packet {
         size,
         rwnd: 0,
         sent_at: 0,
+        opt: Default::default(),
     }
 }
 

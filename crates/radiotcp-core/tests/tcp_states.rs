@@ -53,6 +53,9 @@ fn receiver_acks_every_second_segment_or_on_timer() {
         window_scaling: false,
         delack_count: 2,
         delack_timeout: millis(200.0),
+        sack: false,
+        timestamps: false,
+        quickack_segments: 0,
     };
     let mut r = TcpReceiver::new(p);
     let a = r.on_segment(0, 0, 1000);
@@ -79,6 +82,9 @@ fn receiver_dupacks_out_of_order_and_acks_gap_fill_at_once() {
         window_scaling: false,
         delack_count: 2,
         delack_timeout: millis(200.0),
+        sack: false,
+        timestamps: false,
+        quickack_segments: 0,
     });
     r.on_segment(0, 0, 1000);
     let a = r.on_segment(1, 2000, 1000);
@@ -375,6 +381,9 @@ fn advertised_window_is_capped_at_64k_without_window_scaling() {
             window_scaling: scaling,
             delack_count: 1,
             delack_timeout: millis(100.0),
+            sack: false,
+            timestamps: false,
+            quickack_segments: 0,
         });
         let a = r.on_segment(0, 0, 536).ack.expect("an ACK per segment");
         assert_eq!(a.rwnd, expected);

@@ -517,6 +517,7 @@ mod tests {
             size: 1040,
             rwnd: 0,
             sent_at: 0,
+            opt: Default::default(),
         }
     }
 
@@ -530,6 +531,7 @@ mod tests {
             size: 40,
             rwnd: 65535,
             sent_at: 0,
+            opt: Default::default(),
         }
     }
 

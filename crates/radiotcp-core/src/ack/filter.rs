@@ -531,6 +531,7 @@ mod tests {
             size: 52,
             rwnd: 65535,
             sent_at: tag,
+            opt: Default::default(),
         }
     }
 
@@ -544,6 +545,7 @@ mod tests {
             size: len + 52,
             rwnd: 0,
             sent_at: tag,
+            opt: Default::default(),
         }
     }
 

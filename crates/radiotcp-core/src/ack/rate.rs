@@ -179,6 +179,7 @@ mod tests {
             size: 40,
             rwnd: 65535,
             sent_at: 0,
+            opt: Default::default(),
         }
     }
 

@@ -4,9 +4,9 @@
 
 use super::{
     AckControlConfig, AckControlMode, AckFilterKind, AckRelease, BsrKind, BufferConfig,
-    BufferDisciplineKind, ChannelConfig, ChannelKind, FadingKind, LinkConfig, LteConfig,
-    RlcModeKind, RlpConfig, RoundingKind, RtoEstimatorKind, RttSamplingKind, SsthreshBasisKind,
-    TcpConfig, TcpVariant, UlSchedulerKind, UmtsConfig,
+    BufferDisciplineKind, ChannelConfig, ChannelKind, CongestionControlKind, FadingKind,
+    LinkConfig, LteConfig, RlcModeKind, RlpConfig, RoundingKind, RtoEstimatorKind, RttSamplingKind,
+    SsthreshBasisKind, TcpConfig, TcpVariant, UlSchedulerKind, UmtsConfig,
 };
 use crate::ack::filter::{AckFilterParams, AckFilterScheme, TOptRounding};
 use crate::ack::{self, AckRateParams};
@@ -28,6 +28,28 @@ pub fn tcp_variant(v: TcpVariant) -> tcp::TcpVariant {
     match v {
         TcpVariant::Reno => tcp::TcpVariant::Reno,
         TcpVariant::NewReno => tcp::TcpVariant::NewReno,
+        TcpVariant::Sack => tcp::TcpVariant::Sack,
+    }
+}
+
+/// The congestion controller's parameters.
+pub fn cc_params(c: &TcpConfig) -> tcp::cc::CcParams {
+    let mss = c.mss() as u64;
+    tcp::cc::CcParams {
+        algo: match c.congestion_control {
+            CongestionControlKind::Reno => tcp::cc::CcAlgo::Reno,
+            CongestionControlKind::Cubic => tcp::cc::CcAlgo::Cubic(tcp::cc::CubicParams {
+                beta: c.cubic_beta,
+                c: c.cubic_c,
+                ..Default::default()
+            }),
+        },
+        abc_limit: match c.abc_limit_segments {
+            0 => u64::MAX,
+            l => l as u64 * mss,
+        },
+        ca_byte_counting: c.ca_byte_counting,
+        hystart: c.hystart,
     }
 }
 
@@ -35,6 +57,9 @@ pub fn sender_params(c: &TcpConfig) -> SenderParams {
     let mss = c.packet_size_bytes - c.header_bytes;
     SenderParams {
         variant: tcp_variant(c.variant),
+        cc: cc_params(c),
+        timestamps: c.timestamps,
+        prr: c.prr,
         mss,
         initial_window: c.initial_window_segments as u64 * mss as u64,
         initial_ssthresh: c.initial_ssthresh_bytes.unwrap_or(SSTHRESH_INFINITE),
@@ -45,10 +70,12 @@ pub fn sender_params(c: &TcpConfig) -> SenderParams {
         rto_estimator: match c.rto_estimator {
             RtoEstimatorKind::Rfc6298 => tcp::RtoEstimator::Rfc6298,
             RtoEstimatorKind::Ns2 => tcp::RtoEstimator::Ns2,
+            RtoEstimatorKind::Linux => tcp::RtoEstimator::Linux,
         },
         rtt_sampling: match c.rtt_sampling {
             RttSamplingKind::EveryAck => tcp::RttSampling::EveryAck,
             RttSamplingKind::TimedSegment => tcp::RttSampling::TimedSegment,
+            RttSamplingKind::Timestamps => tcp::RttSampling::Timestamps,
         },
         limited_transmit: c.limited_transmit,
         restart_timer_on_fast_retransmit: c.restart_timer_on_fast_retransmit,
@@ -58,7 +85,9 @@ pub fn sender_params(c: &TcpConfig) -> SenderParams {
         ssthresh_basis: match c.ssthresh_basis {
             SsthreshBasisKind::FlightSize => tcp::SsthreshBasis::FlightSize,
             SsthreshBasisKind::Window => tcp::SsthreshBasis::Window,
+            SsthreshBasisKind::Cwnd => tcp::SsthreshBasis::Cwnd,
         },
+        inflate_when_suppressed: c.suppressed_dupack_inflation,
         clock_phase: 0,
     }
 }
@@ -69,6 +98,9 @@ pub fn receiver_params(c: &TcpConfig) -> ReceiverParams {
         window_scaling: c.window_scaling,
         delack_count: c.delack_count,
         delack_timeout: millis(c.delack_timeout_ms),
+        sack: c.variant == TcpVariant::Sack,
+        timestamps: c.timestamps,
+        quickack_segments: c.quickack_segments,
     }
 }
 

@@ -493,6 +493,18 @@ pub enum TcpVariant {
     Reno,
     /// RFC 6582: recovery ends only when `recover` is acknowledged; partial ACKs retransmit.
     NewReno,
+    /// RFC 2018 SACK with RFC 6675 loss recovery.
+    Sack,
+}
+
+/// `tcp.congestion_control`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CongestionControlKind {
+    /// RFC 5681 additive increase, multiplicative decrease to FlightSize / 2.
+    Reno,
+    /// RFC 9438 CUBIC.
+    Cubic,
 }
 
 /// A TCP stack as a paper's simulator or a host runs it: the defaults of every `tcp` key
@@ -508,16 +520,26 @@ pub enum TcpProfile {
     /// The ns-2 of 1997-99 (ns-2.1b5), whose Reno Bai et al. ported to SSF.
     #[serde(rename = "ns2-1999")]
     Ns2_1999,
+    /// A Linux host of today: CUBIC, SACK with PRR, timestamps, IW10, 200 ms minimum RTO,
+    /// quick ACKs then delayed ACKs.
+    #[serde(rename = "linux")]
+    Linux,
 }
 
 impl TcpProfile {
-    pub const ALL: [TcpProfile; 3] = [TcpProfile::Rfc, TcpProfile::Ns2_2_26, TcpProfile::Ns2_1999];
+    pub const ALL: [TcpProfile; 4] = [
+        TcpProfile::Rfc,
+        TcpProfile::Ns2_2_26,
+        TcpProfile::Ns2_1999,
+        TcpProfile::Linux,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             TcpProfile::Rfc => "rfc",
             TcpProfile::Ns2_2_26 => "ns2-2.26",
             TcpProfile::Ns2_1999 => "ns2-1999",
+            TcpProfile::Linux => "linux",
         }
     }
 }
@@ -530,6 +552,8 @@ pub enum RttSamplingKind {
     EveryAck,
     /// One timed segment at a time (one sample per RTT), as ns-2 and BSD without timestamps.
     TimedSegment,
+    /// RFC 7323 RTTM: now − TSecr on every ACK of new data (needs `timestamps`).
+    Timestamps,
 }
 
 /// `tcp.rto_estimator`.
@@ -541,6 +565,9 @@ pub enum RtoEstimatorKind {
     /// ns-2's `rtt_update`/`rtt_timeout`: samples in whole ticks of `clock_granularity_ms`,
     /// fixed-point SRTT and RTTVAR, RTO = (SRTT + 4 RTTVAR) ticks, backoff, then the bounds.
     Ns2,
+    /// Linux `tcp_rtt_estimator`: RTO = SRTT + max(the largest 4·mdev of the last RTT,
+    /// `min_rto_ms`), mdev gained less when the RTT falls.
+    Linux,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -592,6 +619,28 @@ pub struct TcpConfig {
     pub rto_ssthresh_every_expiry: bool,
     /// What a loss halves: FlightSize (RFC 5681) or the window (ns-2).
     pub ssthresh_basis: SsthreshBasisKind,
+    /// Duplicate ACKs whose fast retransmit the `recover` guard suppresses still inflate the
+    /// window (ns-2 Reno up to 2.26).
+    pub suppressed_dupack_inflation: bool,
+    /// Window growth: Reno (RFC 5681) or CUBIC (RFC 9438).
+    pub congestion_control: CongestionControlKind,
+    /// CUBIC's multiplicative decrease factor β (RFC 9438 §4.6: 0.7).
+    pub cubic_beta: f64,
+    /// CUBIC's C (RFC 9438 §5: 0.4).
+    pub cubic_c: f64,
+    /// HyStart++ (RFC 9406) in slow start.
+    pub hystart: bool,
+    /// Timestamps option on every segment (RFC 7323); header sizes must include its 12 B.
+    pub timestamps: bool,
+    /// Proportional Rate Reduction in SACK recovery (RFC 6937).
+    pub prr: bool,
+    /// RFC 3465 L: at most this many segments added to cwnd per ACK in slow start; 0 = no
+    /// limit (Linux).
+    pub abc_limit_segments: u32,
+    /// RFC 3465 byte counting in congestion avoidance (Reno).
+    pub ca_byte_counting: bool,
+    /// ACK each of the first this many in-order segments at once (Linux's quick-ACK mode).
+    pub quickack_segments: u32,
 }
 
 /// `tcp.ssthresh_basis`.
@@ -602,6 +651,8 @@ pub enum SsthreshBasisKind {
     FlightSize,
     /// ns-2 `slowdown()`: max(⌊min(cwnd, window) / 2⌋, 2) segments.
     Window,
+    /// Linux: cwnd (bounded by the receiver's window) times the algorithm's factor.
+    Cwnd,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -978,6 +1029,16 @@ impl TcpConfig {
             reno_one_recovery_per_window: false,
             rto_ssthresh_every_expiry: false,
             ssthresh_basis: SsthreshBasisKind::FlightSize,
+            suppressed_dupack_inflation: false,
+            congestion_control: CongestionControlKind::Reno,
+            cubic_beta: 0.7,
+            cubic_c: 0.4,
+            hystart: false,
+            timestamps: false,
+            prr: false,
+            abc_limit_segments: 1,
+            ca_byte_counting: false,
+            quickack_segments: 0,
         };
         // What every ns-2 version shares: TCPSink (an ACK per segment), window_ 20 packets,
         // one timed segment per RTT and the tick estimator, the timer restarted at fast
@@ -996,6 +1057,7 @@ impl TcpConfig {
             reno_recover_after_rto: true,
             rto_ssthresh_every_expiry: true,
             ssthresh_basis: SsthreshBasisKind::Window,
+            suppressed_dupack_inflation: true,
             ..rfc.clone()
         };
         match profile {
@@ -1025,6 +1087,39 @@ impl TcpConfig {
                 limited_transmit: false,
                 reno_one_recovery_per_window: false,
                 ..ns2
+            },
+            // Linux 6.x defaults (net.ipv4 sysctls and include/net/tcp.h): CUBIC with
+            // HyStart (HyStart++ stands in), SACK with PRR, timestamps (1448-byte MSS in a
+            // 1500-byte packet), IW 10 (TCP_INIT_CWND), RTO 1 s initial, 200 ms minimum
+            // (TCP_RTO_MIN), 120 s maximum (TCP_RTO_MAX), the timer re-armed when the head is
+            // retransmitted, slow start adding every acknowledged segment, 16 quick ACKs then
+            // delayed ACKs every second segment or after 40 ms (TCP_DELACK_MIN), window
+            // scaling with tcp_rmem's 6 MiB maximum (autotuning is not modelled).
+            TcpProfile::Linux => Self {
+                profile,
+                variant: TcpVariant::Sack,
+                packet_size_bytes: 1500,
+                header_bytes: 52,
+                ack_size_bytes: 52,
+                initial_window_segments: 10,
+                rwnd_bytes: 6_291_456,
+                window_scaling: true,
+                initial_rto_ms: 1000.0,
+                min_rto_ms: 200.0,
+                max_rto_ms: 120_000.0,
+                delack_count: 2,
+                delack_timeout_ms: 40.0,
+                rto_estimator: RtoEstimatorKind::Linux,
+                limited_transmit: true,
+                restart_timer_on_fast_retransmit: true,
+                congestion_control: CongestionControlKind::Cubic,
+                hystart: true,
+                timestamps: true,
+                prr: true,
+                abc_limit_segments: 0,
+                quickack_segments: 16,
+                ssthresh_basis: SsthreshBasisKind::Cwnd,
+                ..rfc
             },
         }
     }
@@ -1414,6 +1509,57 @@ impl ScenarioConfig {
             "an integer >= 1 (1 disables delayed ACKs)",
         )?;
         timer_ms("tcp.delack_timeout_ms", t.delack_timeout_ms)?;
+        if t.timestamps {
+            // RFC 7323 §3: the option takes 10 octets, 12 with the two NOPs before it.
+            check(
+                t.header_bytes >= 52,
+                "tcp.header_bytes",
+                t.header_bytes,
+                "at least 52 with tcp.timestamps = true (40 B TCP/IP + 12 B option)",
+            )?;
+            check(
+                t.ack_size_bytes >= 52,
+                "tcp.ack_size_bytes",
+                t.ack_size_bytes,
+                "at least 52 with tcp.timestamps = true (40 B TCP/IP + 12 B option)",
+            )?;
+        }
+        check(
+            t.rtt_sampling != RttSamplingKind::Timestamps || t.timestamps,
+            "tcp.rtt_sampling",
+            "timestamps",
+            "'every_ack' or 'timed_segment' unless tcp.timestamps = true",
+        )?;
+        check(
+            !t.prr || t.variant == TcpVariant::Sack,
+            "tcp.prr",
+            t.prr,
+            "false unless tcp.variant = 'sack' (PRR runs on the SACK pipe estimate)",
+        )?;
+        check(
+            t.cubic_beta > 0.0 && t.cubic_beta < 1.0,
+            "tcp.cubic_beta",
+            t.cubic_beta,
+            "a factor in (0, 1)",
+        )?;
+        check(
+            t.cubic_c > 0.0 && t.cubic_c <= 100.0,
+            "tcp.cubic_c",
+            t.cubic_c,
+            "a constant in (0, 100]",
+        )?;
+        check(
+            t.quickack_segments <= 1_000_000,
+            "tcp.quickack_segments",
+            t.quickack_segments,
+            "an integer in 0..=1000000",
+        )?;
+        check(
+            t.abc_limit_segments <= 1_000_000,
+            "tcp.abc_limit_segments",
+            t.abc_limit_segments,
+            "an integer in 0..=1000000 (0 = no limit)",
+        )?;
 
         let f = &self.flows;
         check(

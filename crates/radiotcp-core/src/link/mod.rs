@@ -218,6 +218,7 @@ mod tests {
             size: 1000,
             rwnd: 0,
             sent_at: 0,
+            opt: Default::default(),
         }
     }
 

@@ -3,7 +3,7 @@
 //! access node for a UE) and records per-flow goodput, delay and traces.
 
 use crate::engine::{to_millis, to_secs, Time, TimerSlot};
-use crate::packet::{HostId, Packet, PacketKind};
+use crate::packet::{HostId, Packet, PacketKind, TcpOpts};
 use crate::results::{FlowStats, RunResult};
 use crate::tcp::{ReceiverParams, SenderParams, TcpReceiver, TcpSender, SSTHRESH_INFINITE};
 
@@ -31,6 +31,8 @@ struct TxFlow {
     timer: TimerSlot,
     start: Time,
     header_bytes: u32,
+    /// Segments carry the timestamps option (RFC 7323).
+    timestamps: bool,
     /// Last values written to the traces, to record changes only.
     traced: (u64, u64),
     traced_window: u64,
@@ -86,6 +88,7 @@ impl Host {
         start: Time,
     ) {
         self.local[flow as usize] = self.tx.len() as u32;
+        let timestamps = p.timestamps;
         self.tx.push(TxFlow {
             flow,
             peer,
@@ -93,6 +96,7 @@ impl Host {
             timer: TimerSlot::default(),
             start,
             header_bytes,
+            timestamps,
             traced: (0, 0),
             traced_window: 0,
             traced_rto: 0,
@@ -199,7 +203,9 @@ impl Host {
                     t.ack_received.push(to_secs(now), pkt.flow, pkt.seq as f64);
                 }
                 let i = self.index(pkt.flow);
-                self.tx[i].sender.on_ack(now, pkt.seq, pkt.rwnd);
+                self.tx[i]
+                    .sender
+                    .on_ack_opts(now, pkt.seq, pkt.rwnd, &pkt.opt);
                 self.after_sender(ctx, i);
             }
         }
@@ -219,6 +225,10 @@ impl Host {
                 size: seg.len + f.header_bytes,
                 rwnd: 0,
                 sent_at: now,
+                opt: TcpOpts {
+                    ts: f.timestamps,
+                    ..TcpOpts::default()
+                },
             };
             if let Some(t) = ctx.probe.traces.as_mut() {
                 t.seq_sent.push(to_secs(now), f.flow, seg.seq as f64);
@@ -272,7 +282,8 @@ impl Host {
             f.duplicate_arrivals += 1;
         }
         ctx.probe.on_arrival(now, &pkt);
-        let arrival = f.receiver.on_segment(now, pkt.seq, pkt.len);
+        let ts = pkt.opt.ts.then(|| pkt.ts_val());
+        let arrival = f.receiver.on_segment_ts(now, pkt.seq, pkt.len, ts);
         if measuring {
             f.bytes_delivered += arrival.delivered;
         }
@@ -299,15 +310,18 @@ impl Host {
             NodeEvent::Host(HostEvent::ReceiverTimer { flow, generation })
         });
         if let Some(a) = ack {
+            let opt = a.opt;
             ctx.send(Packet {
                 flow,
                 kind: PacketKind::Ack,
                 dst: f.peer,
                 seq: a.ack,
                 len: 0,
-                size: f.ack_size,
+                // SACK blocks lengthen the ACK on the wire (RFC 2018 §3).
+                size: f.ack_size + opt.sack_option_bytes(),
                 rwnd: a.rwnd,
                 sent_at: ctx.now,
+                opt,
             });
         }
     }

@@ -683,6 +683,7 @@ mod tests {
             size,
             rwnd: 0,
             sent_at: 0,
+            opt: Default::default(),
         }
     }
 

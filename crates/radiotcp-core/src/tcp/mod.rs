@@ -13,6 +13,7 @@
 pub mod cc;
 pub mod receiver;
 pub mod rtt;
+pub mod sack;
 pub mod sender;
 
 pub use receiver::{Ack, Arrival, Reassembly, ReceiverParams, TcpReceiver};
@@ -31,4 +32,7 @@ pub enum TcpVariant {
     Reno,
     /// RFC 6582: recovery ends only when `recover` is acknowledged; partial ACKs retransmit.
     NewReno,
+    /// RFC 2018 SACK blocks and RFC 6675 SACK-based loss recovery (optionally with RFC 6937
+    /// PRR).
+    Sack,
 }

@@ -1,9 +1,11 @@
 //! Delayed-ACK receiver with an always-reading application, sans-IO (RFC 1122 §4.2.3.2,
-//! RFC 5681 §4.2), and the reassembly set it keeps.
+//! RFC 5681 §4.2), and the reassembly set it keeps; SACK blocks (RFC 2018) and timestamps
+//! (RFC 7323) on its ACKs when the connection uses them.
 
 use std::collections::BTreeMap;
 
 use crate::engine::Time;
+use crate::packet::{TcpOpts, MAX_SACK_BLOCKS};
 
 /// Which bytes of a stream have arrived: everything below RCV.NXT, plus out-of-order
 /// intervals above it. The receiver keeps one; observers that must know what a receiver holds
@@ -41,6 +43,18 @@ impl Reassembly {
 
     pub fn has_gap(&self) -> bool {
         !self.ooo.is_empty()
+    }
+
+    /// The out-of-order block holding byte `seq`, if it is held out of order.
+    pub fn ooo_block(&self, seq: u64) -> Option<(u64, u64)> {
+        if seq < self.rcv_nxt {
+            return None;
+        }
+        self.ooo
+            .range(..=seq)
+            .next_back()
+            .filter(|(_, &e)| e > seq)
+            .map(|(&s, &e)| (s, e))
     }
 
     /// Record the arrival of `[seq, end)`; returns the bytes newly delivered in order.
@@ -93,14 +107,28 @@ pub struct ReceiverParams {
     pub window_scaling: bool,
     pub delack_count: u32,
     pub delack_timeout: Time,
+    /// Report out-of-order data in SACK blocks (RFC 2018).
+    pub sack: bool,
+    /// Echo timestamps (RFC 7323 §4.3).
+    pub timestamps: bool,
+    /// ACK each of the first this many in-order segments at once (Linux's quick-ACK mode at
+    /// the first data, `tcp_incr_quickack` with TCP_MAX_QUICKACKS = 16); 0 = off.
+    pub quickack_segments: u32,
 }
 
-/// An ACK the receiver wants to send.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// An ACK the receiver wants to send. `opt` holds its SACK blocks and TSecr; the caller
+/// stamps TSval when it puts the ACK on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Ack {
     pub ack: u64,
     pub rwnd: u32,
+    pub opt: TcpOpts,
 }
+
+/// Points (sequence numbers) of the most recently received out-of-order segments, newest
+/// first: the blocks holding them are the ones an ACK reports (RFC 2018 §4). More than
+/// `MAX_SACK_BLOCKS` are kept because some may merge into the same block or be delivered.
+const RECENT_POINTS: usize = 8;
 
 /// What a data arrival produced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -118,17 +146,30 @@ pub struct TcpReceiver {
     /// In-order segments received since the last ACK.
     unacked_segments: u32,
     delack_deadline: Option<Time>,
+    /// RFC 2018 §4: out-of-order arrivals, newest first (see [`RECENT_POINTS`]).
+    recent: [u64; RECENT_POINTS],
+    n_recent: usize,
+    /// RFC 7323 §4.3: TS.Recent and Last.ACK.sent.
+    ts_recent: u32,
+    last_ack_sent: u64,
+    /// In-order segments still to be ACKed at once (quick-ACK mode).
+    quickack_left: u32,
     pub acks_sent: u64,
 }
 
 impl TcpReceiver {
     pub fn new(p: ReceiverParams) -> Self {
         Self {
-            p,
-            data: Reassembly::default(),
             unacked_segments: 0,
             delack_deadline: None,
+            recent: [0; RECENT_POINTS],
+            n_recent: 0,
+            ts_recent: 0,
+            last_ack_sent: 0,
+            quickack_left: p.quickack_segments,
             acks_sent: 0,
+            data: Reassembly::default(),
+            p,
         }
     }
 
@@ -165,14 +206,68 @@ impl TcpReceiver {
         self.unacked_segments = 0;
         self.delack_deadline = None;
         self.acks_sent += 1;
-        Ack {
-            ack: self.data.rcv_nxt(),
-            rwnd: self.rwnd(),
+        let ack = self.data.rcv_nxt();
+        self.last_ack_sent = ack;
+        let mut opt = TcpOpts::default();
+        if self.p.timestamps {
+            opt.ts = true;
+            opt.ts_ecr = self.ts_recent;
         }
+        if self.p.sack {
+            self.fill_sack(ack, &mut opt);
+        }
+        Ack {
+            ack,
+            rwnd: self.rwnd(),
+            opt,
+        }
+    }
+
+    /// RFC 2018 §4: the first block holds the segment that triggered the ACK (the newest
+    /// out-of-order arrival), then the most recently reported others, none twice.
+    fn fill_sack(&mut self, ack: u64, opt: &mut TcpOpts) {
+        let mut kept = 0;
+        for k in 0..self.n_recent {
+            let p = self.recent[k];
+            let Some((s, e)) = self.data.ooo_block(p) else {
+                continue; // delivered in order since
+            };
+            // Keep the point for later ACKs (compacting the list as we go).
+            self.recent[kept] = p;
+            kept += 1;
+            let n = opt.nsack as usize;
+            let block = ((s - ack) as u32, (e - ack) as u32);
+            if n < MAX_SACK_BLOCKS && !opt.sack[..n].contains(&block) {
+                opt.sack[n] = block;
+                opt.nsack += 1;
+            }
+        }
+        self.n_recent = kept;
+    }
+
+    /// Remember an out-of-order arrival at `seq` as the newest (RFC 2018 §4).
+    fn note_recent(&mut self, seq: u64) {
+        let n = self.n_recent.min(RECENT_POINTS - 1);
+        self.recent.copy_within(0..n, 1);
+        self.recent[0] = seq;
+        self.n_recent = n + 1;
     }
 
     /// A data segment `[seq, seq + len)` arrived.
     pub fn on_segment(&mut self, now: Time, seq: u64, len: u32) -> Arrival {
+        self.on_segment_ts(now, seq, len, None)
+    }
+
+    /// A data segment `[seq, seq + len)` arrived carrying TSval `ts_val` (timestamps on).
+    pub fn on_segment_ts(&mut self, now: Time, seq: u64, len: u32, ts_val: Option<u32>) -> Arrival {
+        if let Some(v) = ts_val {
+            // RFC 7323 §4.3 (2): TS.Recent follows a segment that is not newer than the last
+            // ACK sent (so a delayed ACK echoes the earliest unacknowledged segment, and a
+            // hole's filler sets it), and never moves back (modular comparison).
+            if seq <= self.last_ack_sent && v.wrapping_sub(self.ts_recent) as i32 >= 0 {
+                self.ts_recent = v;
+            }
+        }
         let end = seq + len as u64;
         if end <= self.data.rcv_nxt() {
             // Entirely old: the ACK that covered it was probably lost; re-ACK at once.
@@ -184,6 +279,9 @@ impl TcpReceiver {
         if seq > self.data.rcv_nxt() {
             // RFC 5681 §4.2: an out-of-order segment triggers an immediate duplicate ACK.
             self.data.insert(seq, end);
+            if self.p.sack {
+                self.note_recent(seq);
+            }
             return Arrival {
                 delivered: 0,
                 ack: Some(self.send_ack()),
@@ -193,6 +291,9 @@ impl TcpReceiver {
         let delivered = self.data.insert(seq, end);
         let ack = if had_gap {
             // RFC 5681 §4.2: a segment that fills a gap, wholly or in part, is ACKed at once.
+            Some(self.send_ack())
+        } else if self.quickack_left > 0 {
+            self.quickack_left -= 1;
             Some(self.send_ack())
         } else {
             self.unacked_segments += 1;

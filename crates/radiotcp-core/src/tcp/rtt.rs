@@ -15,6 +15,12 @@ pub enum RtoEstimator {
     /// the backoff multiplier, then raised to the minimum, cut to the maximum, and at least
     /// 2 ticks. A multiplier above 8 moves SRTT into RTTVAR and clears it.
     Ns2,
+    /// Linux `tcp_rtt_estimator` / `__tcp_set_rto`: SRTT with gain 1/8; mdev with gain 1/4,
+    /// or 1/32 when the sample is below SRTT; RTO = SRTT + rttvar, where rttvar is the largest
+    /// 4·mdev seen in the current window of data, at least the minimum RTO, and decays a
+    /// quarter of the way towards that largest value once per window. The minimum thus
+    /// bounds the variance term, not the RTO.
+    Linux,
 }
 
 /// ns-2's fixed-point widths (`T_SRTT_BITS`, `T_RTTVAR_BITS`) and `rttvar_exp_`.
@@ -42,6 +48,11 @@ pub struct RttEstimator {
     ns2_backoff: u32,
     /// ns-2: the offset of the sender's tick grid (`boot_time_`), in [0, granularity).
     clock_phase: Time,
+    /// Linux: `mdev_us` (4·mdev), `mdev_max_us`, `rttvar_us` and `rtt_seq`.
+    lx_mdev: Time,
+    lx_mdev_max: Time,
+    lx_rttvar: Time,
+    lx_rtt_seq: u64,
 }
 
 impl RttEstimator {
@@ -66,6 +77,10 @@ impl RttEstimator {
             ns2_rtxcur: initial_rto,
             ns2_backoff: 1,
             clock_phase: 0,
+            lx_mdev: 0,
+            lx_mdev_max: 0,
+            lx_rttvar: 0,
+            lx_rtt_seq: 0,
         }
     }
 
@@ -89,13 +104,65 @@ impl RttEstimator {
 
     /// A valid RTT measurement: the segment went out at `sent_at` and its ACK came at `now`.
     pub fn on_sample(&mut self, sent_at: Time, now: Time) {
+        self.on_sample_at(sent_at, now, 0, 0);
+    }
+
+    /// [`Self::on_sample`] with the sender's SND.UNA and SND.NXT after the ACK, which the
+    /// Linux estimator uses to act once per window of data.
+    pub fn on_sample_at(&mut self, sent_at: Time, now: Time, snd_una: u64, snd_nxt: u64) {
         // A valid sample ends any backoff (RFC 6298 §5.7 and Karn; ns-2 `newack` sets
         // t_backoff_ = 1).
         self.backoffs = 0;
         match self.kind {
             RtoEstimator::Rfc6298 => self.rfc6298_sample(now - sent_at),
             RtoEstimator::Ns2 => self.ns2_sample(sent_at, now),
+            RtoEstimator::Linux => self.linux_sample(now - sent_at, snd_una, snd_nxt),
         }
+    }
+
+    /// Linux `tcp_rtt_estimator` (net/ipv4/tcp_input.c) in ns, then `__tcp_set_rto` and
+    /// `tcp_bound_rto` (at most the maximum RTO).
+    fn linux_sample(&mut self, m: Time, snd_una: u64, snd_nxt: u64) {
+        let m = m.max(1);
+        match self.srtt {
+            Some(srtt) => {
+                // srtt += (m - srtt) / 8; the error's gain on mdev is 1/4, but only 1/32 when
+                // the RTT fell (the "Eifel-like" damping that keeps the RTO from collapsing).
+                let err = m as i64 - srtt as i64;
+                self.srtt = Some((srtt as i64 + err / 8).max(1) as Time);
+                let abs = err.unsigned_abs();
+                let dev = self.lx_mdev as i64;
+                let mut d = abs as i64 - dev / 4;
+                if err < 0 && d > 0 {
+                    d /= 8;
+                }
+                self.lx_mdev = (dev + d).max(0) as Time;
+                if self.lx_mdev > self.lx_mdev_max {
+                    self.lx_mdev_max = self.lx_mdev;
+                    self.lx_rttvar = self.lx_rttvar.max(self.lx_mdev_max);
+                }
+                if snd_una > self.lx_rtt_seq {
+                    // Once per window: rttvar decays towards the window's largest mdev.
+                    if self.lx_mdev_max < self.lx_rttvar {
+                        self.lx_rttvar -= (self.lx_rttvar - self.lx_mdev_max) / 4;
+                    }
+                    self.lx_rtt_seq = snd_nxt;
+                    self.lx_mdev_max = self.min_rto;
+                }
+            }
+            None => {
+                // The first sample: mdev = m/2 (stored as 4·mdev = 2m), so RTO = 3·RTT at
+                // least.
+                self.srtt = Some(m);
+                self.lx_mdev = 2 * m;
+                self.lx_rttvar = self.lx_mdev.max(self.min_rto);
+                self.lx_mdev_max = self.lx_rttvar;
+                self.lx_rtt_seq = snd_nxt;
+            }
+        }
+        self.rttvar = self.lx_rttvar / 4;
+        let srtt = self.srtt.unwrap_or(m);
+        self.rto = (srtt + self.lx_rttvar).min(self.max_rto);
     }
 
     fn rfc6298_sample(&mut self, sample: Time) {
@@ -164,7 +231,10 @@ impl RttEstimator {
     pub fn on_expiry(&mut self) {
         self.backoffs += 1;
         match self.kind {
-            RtoEstimator::Rfc6298 => self.rto = (self.rto * 2).min(self.max_rto),
+            // Linux `inet_csk_rto_backoff`: the same doubling, capped at TCP_RTO_MAX.
+            RtoEstimator::Rfc6298 | RtoEstimator::Linux => {
+                self.rto = (self.rto * 2).min(self.max_rto)
+            }
             RtoEstimator::Ns2 => {
                 // ns-2 `rtt_backoff`.
                 if self.ns2_backoff < 64 {
@@ -244,5 +314,45 @@ mod tests {
         // After 4 doublings (x16 > 8) SRTT is folded into RTTVAR, but t_rtxcur_ stays until the
         // next sample: 30 ms x 64.
         assert_eq!(e.rto(), millis(30.0 * 64.0));
+    }
+
+    fn linux() -> RttEstimator {
+        RttEstimator::new(
+            RtoEstimator::Linux,
+            millis(1000.0),
+            millis(200.0),
+            millis(120_000.0),
+            millis(1.0),
+        )
+    }
+
+    #[test]
+    fn linux_rto_is_srtt_plus_a_variance_term_floored_at_the_minimum() {
+        let mut e = linux();
+        // First sample 100 ms: 4·mdev = 200 ms, which the 200 ms floor matches: RTO = 300 ms.
+        e.on_sample_at(0, millis(100.0), 1000, 10_000);
+        assert_eq!(e.rto(), millis(300.0));
+        // A steady 100 ms path: mdev decays, but the variance term stays at the 200 ms floor
+        // (RFC 6298 would fall to its 200 ms minimum RTO, Linux stays at SRTT + 200 ms).
+        for k in 0..200u64 {
+            let t = millis(1000.0 + 10.0 * k as f64);
+            e.on_sample_at(t - millis(100.0), t, 20_000 + 1000 * k, 30_000 + 1000 * k);
+        }
+        assert_eq!(e.srtt(), Some(millis(100.0)));
+        assert_eq!(e.rto(), millis(300.0));
+        e.on_expiry();
+        assert_eq!(e.rto(), millis(600.0));
+    }
+
+    #[test]
+    fn linux_damps_the_variance_gain_when_the_rtt_falls() {
+        // From SRTT 400 ms (4·mdev 800 ms), a 100 ms sample: the error 300 ms enters mdev at
+        // 1/32 (Linux) rather than 1/4: 4·mdev = 800 + (300 - 200) / 8 = 812.5 ms.
+        let mut e = linux();
+        e.on_sample_at(0, millis(400.0), 1000, 10_000);
+        e.on_sample_at(millis(500.0), millis(600.0), 1000, 10_000);
+        // SRTT = 400 - 300 / 8 = 362.5 ms; rttvar holds the window's largest 4·mdev.
+        assert_eq!(e.srtt(), Some(millis(362.5)));
+        assert_eq!(e.rto(), millis(362.5) + millis(812.5));
     }
 }

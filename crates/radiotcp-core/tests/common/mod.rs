@@ -16,6 +16,7 @@ use std::rc::Rc;
 
 use radiotcp_core::config::{
     LinkConfig, QueueConfig, ScenarioConfig, SimulationConfig, TcpConfig, TcpVariant,
+    VariableDelayConfig,
 };
 use radiotcp_core::engine::{millis, tx_time, RngStream, Time};
 use radiotcp_core::link::{Dir, LinkDir, LinkDirParams};
@@ -42,6 +43,8 @@ struct Log {
 
 pub struct Harness {
     cfg: TcpConfig,
+    /// A per-packet delay process on the link (reordering), instead of `one_way`'s constant.
+    pub variable_delay: Option<VariableDelayConfig>,
     sim: Option<Sim>,
     app_limit: Option<u64>,
     pub one_way: Time,
@@ -74,6 +77,7 @@ impl Harness {
     pub fn new(cfg: &TcpConfig, one_way_ms: f64) -> Self {
         Self {
             cfg: cfg.clone(),
+            variable_delay: None,
             sim: None,
             app_limit: None,
             one_way: millis(one_way_ms),
@@ -104,6 +108,7 @@ impl Harness {
         let link = LinkConfig {
             name: "pipe".into(),
             delay_ms: 0.0,
+            variable_delay: self.variable_delay.clone(),
             queue: QueueConfig {
                 limit_packets: u32::MAX,
                 ..QueueConfig::default()
@@ -173,6 +178,7 @@ impl Harness {
             let a = Ack {
                 ack: p.seq,
                 rwnd: p.rwnd,
+                opt: p.opt,
             };
             log.borrow_mut().acks.push((now, a));
             acks += 1;
@@ -237,12 +243,21 @@ impl Harness {
         if s.cwnd() < mss {
             v.push(format!("cwnd {} < MSS", s.cwnd()));
         }
-        let limit = s.cwnd().min(65_535);
-        if new_data && !s.in_recovery() && s.flight_size() > limit {
+        let rwnd = self.cfg.receive_buffer_bytes() as u64;
+        let rwnd = if self.cfg.window_scaling {
+            rwnd
+        } else {
+            rwnd.min(65_535)
+        };
+        // SACKed data has left the network: a SACK sender counts only the rest against cwnd
+        // (the receiver's buffer still holds it, so rwnd bounds the whole flight).
+        if new_data && !s.in_recovery() && (s.in_flight() > s.cwnd() || s.flight_size() > rwnd) {
             v.push(format!(
-                "flight {} > min(cwnd, rwnd) {} after sending new data",
+                "in flight {} (flight {}) > cwnd {} or rwnd {} after sending new data",
+                s.in_flight(),
                 s.flight_size(),
-                limit
+                s.cwnd(),
+                rwnd
             ));
         }
         self.violations.append(&mut v);
