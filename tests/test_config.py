@@ -412,7 +412,7 @@ def test_a_0_2_file_with_both_radio_and_rlp_is_an_error():
 # --- TCP profiles ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("profile", ["rfc", "ns2-2.26", "ns2-1999"])
+@pytest.mark.parametrize("profile", ["rfc", "ns2-2.26", "ns2-1999", "linux"])
 def test_tcp_profile_defaults_equal_rust(profile):
     from radiotcp.config import TcpConfig
 
@@ -426,6 +426,40 @@ def test_tcp_profile_keys_set_explicitly_override_the_profile():
     assert cfg.tcp.min_rto_ms == 200.0  # the scenario's
     assert cfg.tcp.initial_rto_ms == 6000.0 and cfg.tcp.rto_estimator == "ns2"  # the profile's
     assert cfg.tcp.variant == "reno"
+
+
+def test_a_profile_in_the_file_keeps_the_files_other_tcp_keys(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text('[tcp]\nprofile = "linux"\nprr = false\ninitial_window_segments = 4\n')
+    cfg = load(path)
+    assert (cfg.tcp.prr, cfg.tcp.initial_window_segments) == (False, 4)
+    assert cfg.tcp.congestion_control == "cubic" and cfg.tcp.timestamps
+
+
+def test_a_profile_set_on_the_command_line_swaps_the_whole_stack():
+    # The UMTS preset writes down the papers' Reno (40-byte headers, IW 1, min RTO 1 s):
+    # --set tcp.profile=linux replaces all of it, but keys --set alongside still apply.
+    cfg = load("scenarios/umts-384k.toml", ["tcp.profile=linux"])
+    assert cfg.tcp.variant == "sack" and cfg.tcp.header_bytes == 52
+    assert cfg.tcp.min_rto_ms == 200.0 and cfg.tcp.initial_window_segments == 10
+    cfg = load("scenarios/umts-384k.toml", ["tcp.profile=linux", "tcp.min_rto_ms=1000"])
+    assert cfg.tcp.min_rto_ms == 1000.0 and cfg.tcp.congestion_control == "cubic"
+    # Set before the profile in the same call: still applies.
+    cfg = load("scenarios/umts-384k.toml", ["tcp.prr=false", "tcp.profile=linux"])
+    assert cfg.tcp.prr is False
+
+
+def test_timestamps_need_room_for_the_option_in_the_headers():
+    with pytest.raises(ConfigError) as ei:
+        load(None, ["tcp.timestamps=true"])
+    assert ei.value.key == "tcp.header_bytes" and "52" in str(ei.value)
+    with pytest.raises(ConfigError) as ei:
+        load(None, ["tcp.prr=true"])
+    assert ei.value.key == "tcp.prr" and "sack" in str(ei.value)
+    # The linux profile with NewReno recovery must turn PRR off too.
+    with pytest.raises(ConfigError) as ei:
+        load(None, ["tcp.profile=linux", "tcp.variant=newreno"])
+    assert ei.value.key == "tcp.prr"
 
 
 def test_unknown_tcp_profile_names_the_allowed_ones():

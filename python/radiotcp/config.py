@@ -193,6 +193,7 @@ TCP_PROFILES: dict[str, dict[str, Any]] = {
         "min_rto_ms": 1000.0,
         "clock_granularity_ms": 10.0,
         "limited_transmit": True,
+        "syn": True,
     },
     "ns2-1999": {
         **_NS2_COMMON,
@@ -225,6 +226,7 @@ TCP_PROFILES: dict[str, dict[str, Any]] = {
         "abc_limit_segments": 0,
         "quickack_segments": 16,
         "ssthresh_basis": "cwnd",
+        "syn": True,
     },
 }
 
@@ -385,6 +387,12 @@ class TcpConfig(_Model):
         le=1_000_000,
         description="ACK each of the first this many in-order segments at once (Linux's "
         "quick-ACK mode at the start: 16); 0 = off.",
+    )
+    syn: bool = Field(
+        False,
+        description="Open each connection with a SYN (header_bytes on the wire, timed, resent "
+        "with backoff); data flows once the SYN-ACK is back. Off: the connection exists from "
+        "the flow's start (ns-2's one-way TCP without syn_).",
     )
 
     @model_validator(mode="before")
@@ -1688,13 +1696,16 @@ def _apply(
         if isinstance(value, Mapping | list) or key.endswith(".kind"):
             doc = fill_defaults(doc)
     if any(k == "tcp.profile" for k, _ in items) and isinstance(doc.get("tcp"), Mapping):
-        # A profile chosen by --set: its defaults replace those filled in before, for every
-        # key neither the scenario nor another --set gave.
-        given = raw.get("tcp")
-        explicit = dict(given) if isinstance(given, Mapping) else {}
+        # A profile chosen by --set (or a sweep axis) swaps the whole TCP stack: every tcp
+        # key takes the profile's value, the scenario file's own tcp keys included (they
+        # describe the stack the scenario was written for); other tcp keys given with --set
+        # in the same call still apply (docs/usage.md, "TCP profiles").
+        explicit: dict[str, Any] = {}
         for k, v in items:
             parts = k.split(".")
-            if len(parts) == 2 and parts[0] == "tcp":
+            if k == "tcp" and isinstance(v, Mapping):
+                explicit.update(v)
+            elif len(parts) == 2 and parts[0] == "tcp":
                 explicit[parts[1]] = v
         doc["tcp"] = fill_defaults(explicit, TcpConfig)
     return doc, problems

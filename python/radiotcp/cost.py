@@ -46,6 +46,14 @@ def estimate(cfg: ScenarioConfig) -> Cost:
     links = cfg.links
     bottleneck_kbps = min(link.rate_kbps for link in links)
     one_way_ms = sum(link.delay_ms for link in links)
+    # Delay spikes (a handoff): their extra delay, averaged over the run, slows a window-bound
+    # flow as a longer path would.
+    for link in links:
+        v = link.variable_delay
+        if v is not None:
+            for sp in v.spikes:
+                overlap = max(0.0, min(sp.start_s + sp.duration_s, duration) - sp.start_s)
+                one_way_ms += sp.extra_ms * overlap / duration
     period_ms = None
     if access.kind == "umts":
         bearer_kbps = access.pdus_per_tti * access.pdu_payload_bytes * 8 / access.tti_ms

@@ -27,6 +27,9 @@ pub const MAX_SACK_BLOCKS: usize = 3;
 /// the sender's 1 ms timestamp clock when the packet left, `Packet::sent_at` ([`ts_val`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TcpOpts {
+    /// The SYN of a connection (a header-only `Data` packet), or the receiver's answer to it
+    /// (an `Ack` standing for the SYN-ACK). Never a pure ACK for the ACK mechanisms.
+    pub syn: bool,
     /// Timestamps option present (RFC 7323 §3): TSval and TSecr are meaningful.
     pub ts: bool,
     /// TSecr: the TS.Recent value echoed by an ACK (RFC 7323 §4.3).

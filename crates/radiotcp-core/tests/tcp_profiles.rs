@@ -5,9 +5,11 @@ mod common;
 
 use common::{tcp_config, MSS};
 use radiotcp_core::config::{
-    sender_params, RtoEstimatorKind, RttSamplingKind, TcpConfig, TcpProfile, TcpVariant,
+    sender_params, RtoEstimatorKind, RttSamplingKind, SsthreshBasisKind, TcpConfig, TcpProfile,
+    TcpVariant,
 };
 use radiotcp_core::engine::millis;
+use radiotcp_core::packet::TcpOpts;
 use radiotcp_core::tcp::TcpSender;
 
 const RWND: u32 = 65_535;
@@ -238,4 +240,155 @@ fn profiles_resolve_to_valid_configurations() {
         TcpConfig::default(),
         TcpConfig::profile_defaults(TcpProfile::Rfc)
     );
+}
+
+/// ns-2's `syn_` (2.26) and any real stack: a SYN goes first; nothing else is sent until the
+/// SYN-ACK, whose round trip is the first RTT sample; then the initial window goes out.
+#[test]
+fn the_syn_opens_the_connection_and_times_the_first_round_trip() {
+    let mut c = cfg(TcpVariant::Reno, 2);
+    c.syn = true;
+    let mut s = sender(&c);
+    assert!(s.poll_syn(0));
+    assert!(!s.poll_syn(0), "one SYN");
+    assert!(
+        send_all(&mut s, 0.0).is_empty(),
+        "no data before the SYN-ACK"
+    );
+    assert_eq!(
+        s.poll_timeout(),
+        Some(millis(1000.0)),
+        "the SYN is timed by the RTO"
+    );
+    // A plain ACK cannot open the connection.
+    s.on_ack(millis(100.0), 0, RWND);
+    assert!(!s.established());
+    let syn_ack = TcpOpts {
+        syn: true,
+        ..TcpOpts::default()
+    };
+    s.on_ack_opts(millis(200.0), 0, RWND, &syn_ack);
+    assert!(s.established());
+    assert_eq!(s.srtt(), Some(millis(200.0)));
+    assert_eq!(s.poll_timeout(), None);
+    assert_eq!(
+        send_all(&mut s, 200.0),
+        vec![0, 1],
+        "then the initial window"
+    );
+}
+
+/// An unanswered SYN is sent again when its timer expires, with the RTO backed off; the
+/// SYN-ACK of a repeated SYN gives no RTT sample (Karn).
+#[test]
+fn an_unanswered_syn_is_resent_with_backoff() {
+    let mut c = TcpConfig::profile_defaults(TcpProfile::Ns2_2_26);
+    c.variant = TcpVariant::Reno;
+    let mut s = sender(&c);
+    assert!(s.poll_syn(0));
+    assert_eq!(
+        s.poll_timeout(),
+        Some(millis(6000.0)),
+        "ns-2.26 rtxcur_init_ 6 s"
+    );
+    assert_eq!(
+        s.on_timeout(millis(6000.0)),
+        None,
+        "a SYN expiry is not a data timeout"
+    );
+    assert!(s.poll_syn(millis(6000.0)));
+    assert_eq!(
+        s.poll_timeout(),
+        Some(millis(18_000.0)),
+        "backed off to 12 s"
+    );
+    assert_eq!(s.stats.syn_retransmissions, 1);
+    let syn_ack = TcpOpts {
+        syn: true,
+        ..TcpOpts::default()
+    };
+    s.on_ack_opts(millis(6200.0), 0, RWND, &syn_ack);
+    assert!(s.established());
+    assert_eq!((s.srtt(), s.stats.rtt_samples), (None, 0));
+    assert_eq!(s.stats.timeouts, 0);
+}
+
+/// ns-2 up to 2.26 set `dupwnd_` after `dupack_action()` even when the `recover` guard kept
+/// it from retransmitting: go-back-N duplicates after an RTO open the window by 3 segments,
+/// then one per duplicate, with no cut (fixed in 2003 by `exitFastRetrans_`).
+#[test]
+fn suppressed_duplicates_inflate_the_window_as_ns2_did() {
+    for inflate in [false, true] {
+        let mut c = cfg(TcpVariant::Reno, 4);
+        c.reno_recover_after_rto = true;
+        c.suppressed_dupack_inflation = inflate;
+        let mut s = sender(&c);
+        send_all(&mut s, 0.0);
+        s.on_timeout(millis(1000.0));
+        assert_eq!(send_all(&mut s, 1000.0), vec![0]);
+        s.on_ack(millis(1100.0), MSS, RWND);
+        // cwnd 2: go-back-N resends 1 and 2, which the receiver held.
+        assert_eq!(send_all(&mut s, 1100.0), vec![1, 2]);
+        // The new ACK of 4 (CA: cwnd 2.5 segments) sends 4 and 5; then four duplicates of 4.
+        let mut extra = Vec::new();
+        for k in 0..5 {
+            s.on_ack(millis(1200.0 + k as f64), 4 * MSS, RWND);
+            extra.extend(send_all(&mut s, 1200.0 + k as f64));
+        }
+        assert_eq!(s.stats.fast_retransmits, 0, "the guard holds either way");
+        if inflate {
+            // The third duplicate opens 3 segments (6, 7, 8), the fourth one more (9).
+            assert_eq!(extra, vec![4, 5, 6, 7, 8, 9]);
+        } else {
+            assert_eq!(extra, vec![4, 5]);
+        }
+        // The next new ACK ends the inflation.
+        s.on_ack(millis(1300.0), 5 * MSS, RWND);
+        assert_eq!(s.send_window(), s.cwnd());
+    }
+}
+
+/// ns-2's `slowdown()` at a timeout halves `window()` = min(cwnd_, wnd_), and Reno's cwnd_
+/// holds no fast-recovery inflation (`dupwnd_` is separate): an RTO during recovery halves
+/// the halved window, not the inflated one.
+#[test]
+fn an_rto_in_recovery_halves_the_uninflated_window_under_ns2_rules() {
+    let mut c = cfg(TcpVariant::Reno, 10);
+    c.ssthresh_basis = SsthreshBasisKind::Window;
+    let mut s = sender(&c);
+    send_all(&mut s, 0.0);
+    for k in 0..6 {
+        s.on_ack(millis(100.0 + k as f64), 0, RWND);
+    }
+    // Halved to 5, inflated by 3 + 3 duplicates: cwnd 11 segments.
+    assert_eq!((s.ssthresh(), s.cwnd()), (5 * MSS, 11 * MSS));
+    let at = s.poll_timeout().unwrap();
+    s.on_timeout(at);
+    assert_eq!(s.ssthresh(), 2 * MSS, "⌊5 / 2⌋, not ⌊11 / 2⌋");
+}
+
+/// ns-2 cancels the timing at any retransmission and otherwise takes the timed segment's
+/// sample, even from an ACK that also covers a repaired hole.
+#[test]
+fn a_timed_segment_sent_in_recovery_is_sampled_by_the_ack_that_ends_it() {
+    let mut c = cfg(TcpVariant::Reno, 10);
+    c.rtt_sampling = RttSamplingKind::TimedSegment;
+    let mut s = sender(&c);
+    send_all(&mut s, 0.0);
+    s.on_ack(millis(100.0), MSS, RWND);
+    assert_eq!(s.stats.rtt_samples, 1);
+    // Slow start sends 10 and 11 (10 is timed); segment 1 was lost: FR cancels the timing.
+    send_all(&mut s, 100.0);
+    for k in 0..3 {
+        s.on_ack(millis(101.0 + k as f64), MSS, RWND);
+    }
+    send_all(&mut s, 103.0);
+    // Inflation by further duplicates releases 12 (the next timed segment) and 13.
+    for k in 0..5 {
+        s.on_ack(millis(104.0 + k as f64), MSS, RWND);
+    }
+    assert_eq!(send_all(&mut s, 109.0), vec![12, 13]);
+    // One ACK covers the repaired hole at 1 and segment 12: ns-2 takes the sample.
+    s.on_ack(millis(209.0), 13 * MSS, RWND);
+    assert_eq!(s.stats.rtt_samples, 2);
 }

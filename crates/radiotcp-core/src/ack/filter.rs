@@ -221,7 +221,7 @@ pub struct AckFilterStats {
 /// payload is a cumulative ACK, and `seq` is its acknowledgement number (packet.rs).
 #[inline]
 pub fn is_pure_ack(p: &Packet) -> bool {
-    p.kind == PacketKind::Ack && p.len == 0
+    p.kind == PacketKind::Ack && p.len == 0 && !p.opt.syn
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -134,6 +134,11 @@ impl AckRateControl {
     /// An ACK arrived from the RLC receiver at `now`, with `bo` SDUs in the downlink buffer.
     pub fn on_ack(&mut self, now: Time, pkt: Packet, bo: f64) -> Vec<Packet> {
         let mut out = Vec::new();
+        if pkt.opt.syn {
+            // A SYN-ACK opens the connection; it is not part of the ACK clock being spaced.
+            out.push(pkt);
+            return out;
+        }
         self.buffer.push_back((now, pkt));
         self.process(now, bo, &mut out);
         out

@@ -89,6 +89,7 @@ pub fn sender_params(c: &TcpConfig) -> SenderParams {
         },
         inflate_when_suppressed: c.suppressed_dupack_inflation,
         clock_phase: 0,
+        syn: c.syn,
     }
 }
 

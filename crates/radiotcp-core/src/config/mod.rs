@@ -641,6 +641,8 @@ pub struct TcpConfig {
     pub ca_byte_counting: bool,
     /// ACK each of the first this many in-order segments at once (Linux's quick-ACK mode).
     pub quickack_segments: u32,
+    /// Open each connection with a SYN; data flows once the SYN-ACK is back.
+    pub syn: bool,
 }
 
 /// `tcp.ssthresh_basis`.
@@ -1039,6 +1041,7 @@ impl TcpConfig {
             abc_limit_segments: 1,
             ca_byte_counting: false,
             quickack_segments: 0,
+            syn: false,
         };
         // What every ns-2 version shares: TCPSink (an ACK per segment), window_ 20 packets,
         // one timed segment per RTT and the tick estimator, the timer restarted at fast
@@ -1073,6 +1076,9 @@ impl TcpConfig {
                 clock_granularity_ms: 10.0,
                 limited_transmit: true,
                 reno_one_recovery_per_window: false,
+                // syn_ and delay_growth_ true since 2001/5/17: a 40-byte SYN first, timed,
+                // and the initial window only once it is answered.
+                syn: true,
                 ..ns2
             },
             // The ns-2 of 1997-2000 (ns-2.1b5/b6): a 100 ms tick, no minimum RTO (the floor is
@@ -1119,6 +1125,7 @@ impl TcpConfig {
                 abc_limit_segments: 0,
                 quickack_segments: 16,
                 ssthresh_basis: SsthreshBasisKind::Cwnd,
+                syn: true,
                 ..rfc
             },
         }

@@ -215,6 +215,25 @@ impl Host {
     fn after_sender(&mut self, ctx: &mut Ctx, i: usize) {
         let now = ctx.now;
         let f = &mut self.tx[i];
+        if f.sender.poll_syn(now) {
+            // A header-only segment (seq 0 carries no data: the SYN's sequence number is
+            // below the data's in the pcap export, not here).
+            ctx.send(Packet {
+                flow: f.flow,
+                kind: PacketKind::Data,
+                dst: f.peer,
+                seq: 0,
+                len: 0,
+                size: f.header_bytes,
+                rwnd: 0,
+                sent_at: now,
+                opt: TcpOpts {
+                    syn: true,
+                    ts: f.timestamps,
+                    ..TcpOpts::default()
+                },
+            });
+        }
         while let Some(seg) = f.sender.poll_transmit(now) {
             let pkt = Packet {
                 flow: f.flow,
@@ -275,6 +294,11 @@ impl Host {
         let measuring = now >= ctx.probe.measure_from;
         let i = self.index(pkt.flow);
         let f = &mut self.rx[i];
+        if pkt.opt.syn {
+            let a = f.receiver.on_syn(pkt.opt.ts.then(|| pkt.ts_val()));
+            self.after_receiver(ctx, i, Some(a));
+            return;
+        }
         if measuring {
             f.delays.push(now - pkt.sent_at);
         }

@@ -63,7 +63,9 @@ impl Router {
 
     pub fn receive(&mut self, ctx: &mut Ctx, pkt: Packet, from: Option<(LinkId, Dir)>) {
         let now = ctx.now;
-        if let Some(b) = self.bs.as_mut() {
+        if let Some(b) = self.bs.as_mut().filter(|_| !pkt.opt.syn) {
+            // The handshake passes the controller untouched: it paces and repairs the ACK
+            // stream of data in flight, and there is none yet.
             if from == Some((b.link, Dir::Ack)) {
                 // An ACK from the mobile host.
                 b.ctrl.on_ack(now, pkt);

@@ -70,7 +70,7 @@ impl Probe {
     /// A data packet was dropped anywhere (the `seq_dropped` trace).
     #[inline]
     pub fn drop(&mut self, now: Time, pkt: &Packet) {
-        if pkt.kind == PacketKind::Data {
+        if pkt.kind == PacketKind::Data && !pkt.opt.syn {
             if let Some(t) = self.traces.as_mut() {
                 t.seq_dropped.push(to_secs(now), pkt.flow, pkt.seq as f64);
             }

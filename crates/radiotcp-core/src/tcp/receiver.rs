@@ -253,6 +253,17 @@ impl TcpReceiver {
         self.n_recent = n + 1;
     }
 
+    /// The connection's SYN arrived (again, if its SYN-ACK was lost): answer at once. The
+    /// SYN's TSval initialises TS.Recent (RFC 7323 §4.3).
+    pub fn on_syn(&mut self, ts_val: Option<u32>) -> Ack {
+        if let Some(v) = ts_val {
+            self.ts_recent = v;
+        }
+        let mut a = self.send_ack();
+        a.opt.syn = true;
+        a
+    }
+
     /// A data segment `[seq, seq + len)` arrived.
     pub fn on_segment(&mut self, now: Time, seq: u64, len: u32) -> Arrival {
         self.on_segment_ts(now, seq, len, None)

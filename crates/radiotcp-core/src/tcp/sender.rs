@@ -74,6 +74,20 @@ pub struct SenderParams {
     pub inflate_when_suppressed: bool,
     /// Offset of the tick grid of the ns-2 estimator (drawn per flow).
     pub clock_phase: Time,
+    /// Open the connection with a SYN and send data only once its SYN-ACK is back (ns-2's
+    /// `syn_`, any real stack); otherwise the connection exists from the start.
+    pub syn: bool,
+}
+
+/// The opening handshake, seen from the sender.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Handshake {
+    /// No SYN (the connection exists from the start), or the SYN-ACK came back.
+    Established,
+    /// A SYN is due (at the start, and after each expiry while it is unanswered).
+    SynDue { retransmitted: bool },
+    /// The SYN left at `at` and is unanswered.
+    SynSent { at: Time, retransmitted: bool },
 }
 
 /// What ssthresh is computed from at a fast retransmit or an RTO.
@@ -119,6 +133,8 @@ pub struct SenderStats {
     pub limited_transmits: u64,
     /// SACK recovery: retransmissions of NextSeg's rule 4 (the rescue, RFC 6675 §4).
     pub rescue_retransmissions: u64,
+    /// SYNs sent again after their timer expired.
+    pub syn_retransmissions: u64,
 }
 
 /// What a retransmission timeout did, for observers (the spurious-timeout oracle).
@@ -200,6 +216,7 @@ pub struct TcpSender {
     sack: SackState,
     /// The RTT sample of the ACK being processed (for HyStart++).
     last_sample: Option<Time>,
+    handshake: Handshake,
     pub stats: SenderStats,
 }
 
@@ -238,6 +255,7 @@ impl TcpSender {
             app_limit: None,
             sack: SackState::default(),
             last_sample: None,
+            handshake: Handshake::Established,
             stats: SenderStats::default(),
             p,
         }
@@ -336,6 +354,52 @@ impl TcpSender {
     /// The application opens the connection; data may flow from now on.
     pub fn start(&mut self) {
         self.started = true;
+        if self.p.syn {
+            self.handshake = Handshake::SynDue {
+                retransmitted: false,
+            };
+        }
+    }
+
+    /// The connection is open: data may flow (at once without a handshake).
+    pub fn established(&self) -> bool {
+        self.handshake == Handshake::Established
+    }
+
+    /// Whether a SYN is to be put on the wire now (a header-only segment opening the
+    /// connection). Its timer runs like a segment's: unanswered, it is sent again after the
+    /// RTO, with backoff.
+    pub fn poll_syn(&mut self, now: Time) -> bool {
+        let Handshake::SynDue { retransmitted } = self.handshake else {
+            return false;
+        };
+        if !self.started {
+            return false;
+        }
+        self.handshake = Handshake::SynSent {
+            at: now,
+            retransmitted,
+        };
+        self.stats.segments_sent += 1;
+        if retransmitted {
+            self.stats.syn_retransmissions += 1;
+            self.stats.retransmissions += 1;
+        }
+        self.rto_deadline = Some(now + self.rtt.rto());
+        true
+    }
+
+    /// The SYN-ACK: the connection is open. Its round trip is the first RTT sample unless
+    /// the SYN was sent twice (Karn; ns-2 times the SYN, Linux measures the SYN-ACK's RTT).
+    fn on_syn_ack(&mut self, now: Time) {
+        if let Handshake::SynSent { at, retransmitted } = self.handshake {
+            self.handshake = Handshake::Established;
+            if !retransmitted {
+                self.stats.rtt_samples += 1;
+                self.rtt.on_sample_at(at, now, 0, 0);
+            }
+            self.rto_deadline = None;
+        }
     }
 
     /// Deadline of the retransmission timer, if running.
@@ -345,7 +409,7 @@ impl TcpSender {
 
     /// Next segment to put on the wire, if the window allows one.
     pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
-        if !self.started {
+        if !self.started || self.handshake != Handshake::Established {
             return None;
         }
         if self.sack_on() {
@@ -582,6 +646,18 @@ impl TcpSender {
     /// An ACK arrived with its options (SACK blocks, TSecr).
     pub fn on_ack_opts(&mut self, now: Time, ack: u64, rwnd: u32, opt: &TcpOpts) {
         self.stats.acks_received += 1;
+        if self.handshake != Handshake::Established {
+            // Before the SYN-ACK nothing else can be acknowledged; a repeated SYN-ACK after
+            // it is an old duplicate.
+            if opt.syn {
+                self.rwnd = rwnd as u64;
+                self.on_syn_ack(now);
+            }
+            return;
+        }
+        if opt.syn {
+            return;
+        }
         self.rwnd = rwnd as u64;
         if self.sack_on() {
             self.on_sack_ack(now, ack, opt);
@@ -928,6 +1004,15 @@ impl TcpSender {
         match self.rto_deadline {
             Some(d) if d <= now => {}
             _ => return None,
+        }
+        if let Handshake::SynSent { .. } = self.handshake {
+            // The SYN went unanswered: back off and send it again (RFC 6298 §5.5-5.6).
+            self.rtt.on_expiry();
+            self.handshake = Handshake::SynDue {
+                retransmitted: true,
+            };
+            self.rto_deadline = None;
+            return None;
         }
         self.stats.timeouts += 1;
         let una = self.snd_una;
