@@ -46,6 +46,7 @@ examples:
   radiotcp run scenarios/wired-384k.toml --set links.1.queue.limit_packets=20 \\
       --set tcp.variant=reno --json > results.json
   radiotcp run scenarios/wired-384k.toml --runs 3 --traces traces.npz
+  radiotcp run scenarios/umts-384k.toml --set tcp.profile=linux --pcap caps --pcap-at ue
 
 --set KEY.PATH=VALUE mirrors the TOML structure; integer segments index lists
 (links.0 is the first [[links]] table). VALUE is read as a TOML value (4, 0.5, true,
@@ -149,6 +150,20 @@ def build_parser() -> argparse.ArgumentParser:
         "(arrays named run<i>.<trace>.<time_s|id|value>)",
     )
     p_run.add_argument(
+        "--pcap",
+        type=Path,
+        metavar="DIR",
+        help="write pcap files of every run into DIR: <point>-run<i>.pcap, IPv4/TCP headers "
+        "in simulated time, for Wireshark, tshark or tcptrace (docs/usage.md, 'pcap export')",
+    )
+    p_run.add_argument(
+        "--pcap-at",
+        action="append",
+        metavar="POINT",
+        help="where to capture with --pcap: 'server' (default), 'ue', or a link's name; "
+        "repeat for several",
+    )
+    p_run.add_argument(
         "--all",
         action="store_true",
         help="show per-flow and per-link metrics in the table too (--json always has them)",
@@ -225,6 +240,7 @@ def results_payload(res: Results, scenario: str | None = None) -> dict[str, Any]
             "per_run": res.runs,
             "partial": res.partial,
             "halted": res.halted,
+            "pcap": [f for raw in res.raw for f in raw.get("pcap", [])],
         }
     )
 
@@ -372,11 +388,15 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         )
 
     want_traces = args.traces is not None
+    capture = _capture_options(args, cfg)
     # The display is for a person at a terminal; logs and pipes get the final lines only.
-    if err.is_terminal and (args.runs > 1 or cost.wall_s * args.runs > PROGRESS_ABOVE_S):
-        res = _run_with_progress(cfg, args, want_traces, budget, err)
-    else:
-        res = run(cfg, seed=args.seed, runs=args.runs, traces=want_traces, **budget)
+    try:
+        if err.is_terminal and (args.runs > 1 or cost.wall_s * args.runs > PROGRESS_ABOVE_S):
+            res = _run_with_progress(cfg, args, want_traces, {**budget, **capture}, err)
+        else:
+            res = run(cfg, seed=args.seed, runs=args.runs, traces=want_traces, **budget, **capture)
+    except OSError as e:
+        raise ConfigError("--pcap", str(args.pcap), f"a writable directory ({e})") from None
     for i, why in enumerate(res.halted):
         if why is not None:
             reached = res.raw[i]["duration_s"]
@@ -415,7 +435,25 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         out.print(f"results written to {args.output}", highlight=False)
     if want_traces:
         out.print(f"traces written to {args.traces}", highlight=False)
+    for f in payload["pcap"]:
+        out.print(f"pcap written to {f['path']} ({f['packets']:,} packets)", highlight=False)
     return EXIT_OK
+
+
+def _capture_options(args: argparse.Namespace, cfg: ScenarioConfig) -> dict[str, Any]:
+    """The pcap export's arguments of :func:`radiotcp.run`, the points checked against the
+    scenario's links."""
+    if args.pcap is None:
+        if args.pcap_at:
+            raise ConfigError("--pcap-at", args.pcap_at[0], "used with --pcap DIR")
+        return {}
+    links = [link.name for link in cfg.links]
+    points = list(dict.fromkeys(args.pcap_at or ["server"]))
+    for p in points:
+        if p not in ("server", "ue", *links):
+            allowed = ", ".join(["'server'", "'ue'", *(f"'{n}'" for n in links)])
+            raise ConfigError("--pcap-at", p, f"one of {allowed}")
+    return {"pcap": args.pcap, "pcap_points": points}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

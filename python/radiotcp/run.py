@@ -75,6 +75,8 @@ def run(
     max_events: int | None = None,
     max_wall_s: float | None = None,
     sim_progress: Callable[[int, float, int], None] | None = None,
+    pcap: str | Path | None = None,
+    pcap_points: Sequence[str] = ("server",),
 ) -> Results:
     """Run ``runs`` independent replications of a scenario.
 
@@ -87,6 +89,11 @@ def run(
     far (``Results.halted`` says which runs and why); None = no limit.
     ``sim_progress(run_index, simulated_s, events)`` is called during each run, at most every
     0.2 s of wall time.
+
+    ``pcap``: a directory; every run writes ``<point>-run<i>.pcap`` there for each of
+    ``pcap_points`` ("server", "ue", or a link's name): IPv4/TCP headers of every packet seen
+    there, in simulated time (docs/usage.md, "pcap export"). ``raw[i]["pcap"]`` lists the
+    files with their packet counts. OSError if a file cannot be written.
 
     Raises :class:`radiotcp.ConfigError` for an unusable configuration and
     ``KeyboardInterrupt`` if interrupted (Ctrl-C).
@@ -106,7 +113,15 @@ def run(
                 sim_progress(i, t, events)
 
         out = _core.simulate(
-            doc, seed, i, traces, max_events=max_events, max_wall_s=max_wall_s, progress=report
+            doc,
+            seed,
+            i,
+            traces,
+            max_events=max_events,
+            max_wall_s=max_wall_s,
+            progress=report,
+            pcap_dir=None if pcap is None else str(pcap),
+            pcap_points=list(pcap_points),
         )
         res.halted.append(out.pop("halted", None))
         tr = out.pop("traces", None)

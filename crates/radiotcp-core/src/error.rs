@@ -35,6 +35,8 @@ pub enum RunError {
     Config(ConfigError),
     /// The caller's stop check asked the run to end (e.g. Ctrl-C in Python).
     Interrupted,
+    /// Writing an output of the run failed (the pcap export).
+    Io(String),
 }
 
 impl fmt::Display for RunError {
@@ -42,6 +44,7 @@ impl fmt::Display for RunError {
         match self {
             RunError::Config(e) => e.fmt(f),
             RunError::Interrupted => write!(f, "run interrupted"),
+            RunError::Io(e) => write!(f, "{e}"),
         }
     }
 }

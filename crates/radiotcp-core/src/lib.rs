@@ -46,6 +46,8 @@ pub struct RunOptions {
     /// End the run after this many events, with the statistics so far marked as halted
     /// ([`RunResult::halted`]); None: no limit.
     pub max_events: Option<u64>,
+    /// Write pcap files of what passes the chosen points ([`probe::capture`]).
+    pub pcap: Option<probe::capture::CaptureSpec>,
 }
 
 /// Run one replication. Same `(cfg, seed, run_index)` gives the same result, bit for bit.
@@ -59,6 +61,12 @@ pub fn run(
         Ok(r) => Ok(r),
         Err(RunError::Config(e)) => Err(e),
         Err(RunError::Interrupted) => unreachable!("the stop check never fires"),
+        // Only the pcap export writes files; its failure names the option.
+        Err(RunError::Io(e)) => Err(ConfigError {
+            key: "pcap".into(),
+            value: e,
+            allowed: "a directory the run can write to".into(),
+        }),
     }
 }
 
@@ -91,5 +99,47 @@ pub fn run_checked(
     check: &mut dyn FnMut(Progress) -> Check,
 ) -> Result<RunResult, RunError> {
     cfg.validate()?;
-    topology::build(cfg, seed, run_index, opts).run_checked(opts.max_events, check)
+    let mut sim = topology::build(cfg, seed, run_index, opts);
+    if let Some(spec) = &opts.pcap {
+        sim.set_capture(open_capture(cfg, spec, run_index)?);
+    }
+    sim.run_checked(opts.max_events, check)
+}
+
+/// The pcap export of one run: every point's file opened, the encoder told the scenario's TCP.
+fn open_capture(
+    cfg: &ScenarioConfig,
+    spec: &probe::capture::CaptureSpec,
+    run_index: u64,
+) -> Result<probe::capture::Capture, RunError> {
+    use probe::capture::{wscale_for, Capture, CapturePoint, WireParams};
+    let names: Vec<String> = cfg.links.iter().map(|l| l.name.clone()).collect();
+    for p in &spec.points {
+        if let CapturePoint::Link(n) = p {
+            if !names.contains(n) {
+                return Err(RunError::Config(ConfigError {
+                    key: "pcap point".into(),
+                    value: format!("{n:?}"),
+                    allowed: format!("\"server\", \"ue\" or a link name ({})", names.join(", ")),
+                }));
+            }
+        }
+    }
+    let t = &cfg.tcp;
+    let rcv_buf = t.receive_buffer_bytes();
+    let wire = WireParams {
+        mss: t.mss().min(u16::MAX as u32) as u16,
+        sack: t.variant == config::TcpVariant::Sack,
+        timestamps: t.timestamps,
+        wscale: t.window_scaling.then(|| wscale_for(rcv_buf)),
+        rcv_buf,
+    };
+    // Flows are numbered UE by UE: flow f is received by host 1 + f / (flows per UE).
+    let per_ue = cfg.flows.count.max(1);
+    let flow_client = (0..cfg.total_flows() as u32)
+        .map(|f| 1 + f / per_ue)
+        .collect();
+    let hosts = 1 + cfg.access.ue_count() as usize;
+    Capture::open(spec, run_index, wire, flow_client, hosts, &names)
+        .map_err(|e| RunError::Io(format!("pcap export to {}: {e}", spec.dir.display())))
 }

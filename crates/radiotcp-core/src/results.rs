@@ -442,4 +442,7 @@ pub struct RunResult {
     /// check): the statistics cover `[0, duration_s]` with `duration_s` the time reached.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub halted: Option<crate::sim::Halt>,
+    /// The pcap files written (`RunOptions::pcap`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pcap: Vec<crate::probe::capture::CaptureFile>,
 }

@@ -115,7 +115,9 @@ impl Sim {
         max_events: Option<u64>,
         check: &mut dyn FnMut(Progress) -> Check,
     ) -> Result<RunResult, RunError> {
-        Ok(match self.advance_checked(max_events, check)? {
+        let halted = self.advance_checked(max_events, check)?;
+        let capture = self.probe.capture.take();
+        let mut r = match halted {
             None => self.finish(),
             Some((h, now)) => {
                 // The statistics cover what happened up to the last event (not beyond the
@@ -125,7 +127,18 @@ impl Sim {
                 r.halted = Some(h);
                 r
             }
-        })
+        };
+        if let Some(c) = capture {
+            r.pcap = c
+                .close()
+                .map_err(|e| RunError::Io(format!("pcap export: {e}")))?;
+        }
+        Ok(r)
+    }
+
+    /// Start the pcap export of this run (before it runs).
+    pub fn set_capture(&mut self, c: crate::probe::capture::Capture) {
+        self.probe.capture = Some(c);
     }
 
     /// Process events up to the configured duration without collecting the result, so that
@@ -248,6 +261,11 @@ impl Sim {
             _ => now + prop,
         };
         if let Some(done) = next {
+            if let Some(c) = self.probe.capture.as_mut() {
+                if let Some(p) = self.net.links[l as usize].dirs[d as usize].in_service() {
+                    c.on_link(now, l, p);
+                }
+            }
             self.q.schedule(done, Event::Link(l, d, LinkEvent::TxDone));
             self.net.trace_queue(&mut self.probe, now, l, d);
         }
@@ -279,6 +297,7 @@ impl Sim {
             lte: None,
             traces: None,
             halted: None,
+            pcap: Vec::new(),
         };
         for node in &mut self.nodes {
             node.finish(&mut r, &self.net, self.end, measure_from);

@@ -77,6 +77,9 @@ impl Net {
         let ld = &mut self.links[link as usize].dirs[dir as usize];
         match ld.enqueue(now, pkt) {
             Enqueued::StartedTx(done) => {
+                if let Some(c) = probe.capture.as_mut() {
+                    c.on_link(now, link, &pkt);
+                }
                 q.schedule(done, Event::Link(link, dir, LinkEvent::TxDone))
             }
             Enqueued::Queued => self.trace_queue(probe, now, link, dir),

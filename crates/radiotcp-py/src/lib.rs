@@ -8,7 +8,7 @@ mod topy;
 use std::time::{Duration, Instant};
 
 use numpy::IntoPyArray;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use radiotcp_core::ack::AckRateControl;
@@ -19,6 +19,7 @@ use radiotcp_core::config::{
     WiredAccessConfig,
 };
 use radiotcp_core::engine::to_secs;
+use radiotcp_core::probe::capture::{CapturePoint, CaptureSpec};
 use radiotcp_core::{
     Check, ConfigError, Halt, Progress, RunError, RunOptions, RunResult, ScenarioConfig,
 };
@@ -67,15 +68,17 @@ fn run_core(
     inject_panic: bool,
 ) -> PyResult<(RunResult, f64)> {
     let cfg = ScenarioConfig::from_json(config_json).map_err(|e| config_error(py, &e))?;
-    let opts = RunOptions {
-        traces,
-        max_events: budget.max_events,
-    };
     let Budget {
+        max_events,
         max_wall_s,
         progress,
-        ..
+        pcap,
     } = budget;
+    let opts = RunOptions {
+        traces,
+        max_events,
+        pcap,
+    };
 
     let (outcome, pending, wall) = py.detach(|| {
         let mut pending: Option<PyErr> = None;
@@ -121,6 +124,7 @@ fn run_core(
         Err(RunError::Interrupted) => {
             Err(pending.unwrap_or_else(|| PyKeyboardInterrupt::new_err("run interrupted")))
         }
+        Err(RunError::Io(e)) => Err(PyOSError::new_err(e)),
     }
 }
 
@@ -134,6 +138,8 @@ struct Budget {
     max_wall_s: Option<f64>,
     /// Called with (simulated time s, events) during the run.
     progress: Option<Py<PyAny>>,
+    /// The pcap export.
+    pcap: Option<CaptureSpec>,
 }
 
 /// Run one replication of the scenario described by `config_json` (the fully resolved
@@ -148,10 +154,15 @@ struct Budget {
 /// wall time, each returning the statistics so far with `halted` set to "max_events" /
 /// "max_wall_time" (None for a complete run); `progress(sim_time_s, events)` is called at
 /// most every 0.2 s during the run (an exception it raises interrupts the run).
+///
+/// pcap export: `pcap_dir` and `pcap_points` ("server", "ue", or a link's name) write
+/// `<pcap_dir>/<point>-run<run_index>.pcap` per point, headers of `pcap_snaplen` bytes at
+/// most; the result's `pcap` lists the files and their packet counts. OSError if a file
+/// cannot be written.
 #[pyfunction]
 #[pyo3(signature = (
     config_json, seed, run_index, traces = false, *, max_events = None, max_wall_s = None,
-    progress = None
+    progress = None, pcap_dir = None, pcap_points = None, pcap_snaplen = 128
 ))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
@@ -163,11 +174,28 @@ fn simulate<'py>(
     max_events: Option<u64>,
     max_wall_s: Option<f64>,
     progress: Option<Py<PyAny>>,
+    pcap_dir: Option<std::path::PathBuf>,
+    pcap_points: Option<Vec<String>>,
+    pcap_snaplen: u32,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let pcap = pcap_dir.map(|dir| CaptureSpec {
+        dir,
+        points: pcap_points
+            .unwrap_or_else(|| vec!["server".into()])
+            .into_iter()
+            .map(|p| match p.as_str() {
+                "server" => CapturePoint::Server,
+                "ue" => CapturePoint::Ue,
+                _ => CapturePoint::Link(p),
+            })
+            .collect(),
+        snaplen: pcap_snaplen,
+    });
     let budget = Budget {
         max_events,
         max_wall_s,
         progress,
+        pcap,
     };
     let (mut result, wall) = run_core(py, config_json, seed, run_index, traces, budget, false)?;
     let out = topy::to_py(py, &result)?.cast_into::<PyDict>()?;

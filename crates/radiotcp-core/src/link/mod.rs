@@ -135,6 +135,11 @@ impl LinkDir {
         self.tap = Some(tap);
     }
 
+    /// The packet being serialised, if any.
+    pub fn in_service(&self) -> Option<&Packet> {
+        self.in_service.as_ref()
+    }
+
     /// Packets waiting (not counting the one being serialised).
     pub fn queue_len(&self) -> usize {
         self.queue.len()

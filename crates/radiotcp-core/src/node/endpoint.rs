@@ -195,6 +195,12 @@ impl Host {
 
     pub fn receive(&mut self, ctx: &mut Ctx, pkt: Packet) {
         debug_assert_eq!(pkt.dst, self.id, "routed to the wrong host");
+        if let Some(c) = ctx.probe.capture.as_mut() {
+            c.at_host(ctx.now, self.id, &pkt);
+            if pkt.kind == PacketKind::Ack {
+                c.sender_got_ack(pkt.flow, &pkt);
+            }
+        }
         match pkt.kind {
             PacketKind::Data => self.deliver_data(ctx, pkt),
             PacketKind::Ack => {
@@ -218,21 +224,25 @@ impl Host {
         if f.sender.poll_syn(now) {
             // A header-only segment (seq 0 carries no data: the SYN's sequence number is
             // below the data's in the pcap export, not here).
-            ctx.send(Packet {
-                flow: f.flow,
-                kind: PacketKind::Data,
-                dst: f.peer,
-                seq: 0,
-                len: 0,
-                size: f.header_bytes,
-                rwnd: 0,
-                sent_at: now,
-                opt: TcpOpts {
-                    syn: true,
-                    ts: f.timestamps,
-                    ..TcpOpts::default()
+            send(
+                ctx,
+                self.id,
+                Packet {
+                    flow: f.flow,
+                    kind: PacketKind::Data,
+                    dst: f.peer,
+                    seq: 0,
+                    len: 0,
+                    size: f.header_bytes,
+                    rwnd: 0,
+                    sent_at: now,
+                    opt: TcpOpts {
+                        syn: true,
+                        ts: f.timestamps,
+                        ..TcpOpts::default()
+                    },
                 },
-            });
+            );
         }
         while let Some(seg) = f.sender.poll_transmit(now) {
             let pkt = Packet {
@@ -255,7 +265,7 @@ impl Host {
             if seg.retransmission {
                 ctx.probe.on_retransmit(now, f.flow, seg.seq, seg.len);
             }
-            ctx.send(pkt);
+            send(ctx, self.id, pkt);
         }
         let flow = f.flow;
         ctx.sync(&mut f.timer, f.sender.poll_timeout(), |generation| {
@@ -335,18 +345,22 @@ impl Host {
         });
         if let Some(a) = ack {
             let opt = a.opt;
-            ctx.send(Packet {
-                flow,
-                kind: PacketKind::Ack,
-                dst: f.peer,
-                seq: a.ack,
-                len: 0,
-                // SACK blocks lengthen the ACK on the wire (RFC 2018 §3).
-                size: f.ack_size + opt.sack_option_bytes(),
-                rwnd: a.rwnd,
-                sent_at: ctx.now,
-                opt,
-            });
+            send(
+                ctx,
+                self.id,
+                Packet {
+                    flow,
+                    kind: PacketKind::Ack,
+                    dst: f.peer,
+                    seq: a.ack,
+                    len: 0,
+                    // SACK blocks lengthen the ACK on the wire (RFC 2018 §3).
+                    size: f.ack_size + opt.sack_option_bytes(),
+                    rwnd: a.rwnd,
+                    sent_at: ctx.now,
+                    opt,
+                },
+            );
         }
     }
 
@@ -383,6 +397,15 @@ impl Host {
             out.m.acks_sent = f.receiver.acks_sent;
         }
     }
+}
+
+/// Put a packet this host sends on its way, through the capture if one is running.
+#[inline]
+fn send(ctx: &mut Ctx, host: HostId, pkt: Packet) {
+    if let Some(c) = ctx.probe.capture.as_mut() {
+        c.at_host(ctx.now, host, &pkt);
+    }
+    ctx.send(pkt);
 }
 
 /// ssthresh for traces: the "arbitrarily high" initial value is shown as +inf.

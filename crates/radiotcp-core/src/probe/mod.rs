@@ -2,6 +2,7 @@
 //! (which sees both ends of every flow) and the occupancy statistics of buffers. Nodes report
 //! what happened here; nothing here feeds back into the model.
 
+pub mod capture;
 pub mod spurious;
 
 use crate::engine::{to_secs, Time};
@@ -25,6 +26,8 @@ pub struct Probe {
     /// Metrics count only what happens from here on (`simulation.warmup_s`).
     pub measure_from: Time,
     pub flows: Vec<FlowProbe>,
+    /// The pcap export, when asked for (`RunOptions::pcap`).
+    pub capture: Option<capture::Capture>,
 }
 
 impl Probe {
@@ -33,6 +36,7 @@ impl Probe {
             traces: traces.then(Traces::default),
             measure_from,
             flows: (0..flows).map(|_| FlowProbe::default()).collect(),
+            capture: None,
         }
     }
 
