@@ -429,3 +429,66 @@ proptest! {
         prop_assert!(h.sent.iter().all(|(_, s)| s.seq + s.len as u64 <= bytes));
     }
 }
+
+/// RFC 6675 §2: only an ACK with new SACK information is a duplicate. ACKs at SND.UNA with no
+/// blocks (the receiver re-acknowledging old copies after go-back-N) start no recovery.
+#[test]
+fn acks_without_new_sack_information_are_not_duplicates() {
+    let mut s = sender(&sack_cfg(8));
+    send_all(&mut s, 0.0);
+    for k in 0..4 {
+        ack(&mut s, 100.0 + k as f64, 0, &[]);
+    }
+    assert_eq!(s.stats.fast_retransmits, 0);
+    // The same block again is no new information either.
+    ack(&mut s, 110.0, 0, &[(2, 3)]);
+    ack(&mut s, 111.0, 0, &[(2, 3)]);
+    ack(&mut s, 112.0, 0, &[(2, 3)]);
+    assert_eq!(s.stats.fast_retransmits, 0);
+}
+
+/// When the cumulative ACK passes data SACKed earlier, only what the ACK newly delivered
+/// counts for window growth (with no per-ACK limit, as Linux): after an RTO, the ACK of the
+/// repaired hole below a SACKed window opens cwnd by the hole, not by the window.
+#[test]
+fn sacked_octets_count_once_for_window_growth() {
+    let mut c = sack_cfg(10);
+    c.abc_limit_segments = 0;
+    let mut s = sender(&c);
+    send_all(&mut s, 0.0);
+    // Segment 0 lost, 1 and 2 SACKed, then silence until the RTO.
+    ack(&mut s, 100.0, 0, &[(1, 2)]);
+    ack(&mut s, 101.0, 0, &[(1, 3)]);
+    let rto = s.poll_timeout().unwrap();
+    s.on_timeout(rto);
+    let t = rto as f64 / 1e6;
+    assert_eq!(send_all(&mut s, t), vec![(0, true)]);
+    // Meanwhile 3..9 arrived: SACKed by an ACK still below 1.
+    ack(&mut s, t + 1.0, 0, &[(1, 10)]);
+    assert_eq!(s.cwnd(), MSS);
+    // The retransmission of 0 fills the hole: one ACK covers 0..9, of which only 0 is new.
+    ack(&mut s, t + 100.0, 10, &[]);
+    assert_eq!(s.cwnd(), 2 * MSS);
+}
+
+/// A timeout during a SACK recovery keeps the ssthresh the recovery set (FlightSize then
+/// includes the recovery's own transmissions).
+#[test]
+fn a_timeout_in_sack_recovery_keeps_its_ssthresh() {
+    let mut s = sender(&sack_cfg(20));
+    send_all(&mut s, 0.0);
+    for k in 1..=3u64 {
+        ack(&mut s, 100.0 + k as f64, 0, &[(1, 1 + k)]);
+    }
+    assert!(s.in_recovery());
+    let ssthresh = s.ssthresh();
+    // The recovery sends new data as SACKs arrive, then everything stalls.
+    for k in 4..=15u64 {
+        ack(&mut s, 100.0 + k as f64, 0, &[(1, 1 + k)]);
+        send_all(&mut s, 100.0 + k as f64);
+    }
+    let rto = s.poll_timeout().unwrap();
+    s.on_timeout(rto);
+    assert_eq!(s.ssthresh(), ssthresh);
+    assert_eq!(s.cwnd(), MSS);
+}

@@ -784,11 +784,12 @@ impl TcpSender {
         // RFC 6937: DeliveredData = change in SND.UNA + change in SACKed octets.
         let delivered =
             (self.snd_una - una_before + self.sack.sb.sacked_bytes()).saturating_sub(sacked_before);
-        // RFC 6675 §2: a duplicate ACK carries SACK information that newly SACKs data, or,
-        // from a peer that sends no blocks, repeats SND.UNA while data is outstanding.
+        // RFC 6675 §2: a duplicate ACK carries SACK information that newly SACKs data. An ACK
+        // without blocks at SND.UNA (the receiver re-acknowledging an old copy after
+        // go-back-N: it holds nothing out of order) is not one; counting it would start a
+        // spurious recovery at the RTO's RecoveryPoint.
         let outstanding = self.snd_una < self.high_tx;
-        let dup =
-            outstanding && (newly_sacked > 0 || (!advanced && ack == una_before && opt.nsack == 0));
+        let dup = outstanding && newly_sacked > 0;
         if advanced {
             // §5: a cumulative ACK resets DupAcks.
             self.dupacks = 0;
@@ -805,7 +806,11 @@ impl TcpSender {
             }
         } else {
             if advanced {
-                self.grow(now, self.snd_una - una_before);
+                // Only what this ACK delivered: octets SACKed earlier were counted then, and
+                // counting them again when the cumulative ACK passes them would make one ACK
+                // after an RTO open cwnd by a whole window (Linux and ns-3 grow by the
+                // newly delivered segments too).
+                self.grow(now, delivered);
             }
             if dup {
                 self.dupacks += 1;
@@ -1017,7 +1022,12 @@ impl TcpSender {
         self.stats.timeouts += 1;
         let una = self.snd_una;
         let first = self.rtt.backoffs() == 0;
-        let recompute = first || self.p.rto_ssthresh_every_expiry;
+        // A timeout in a SACK recovery keeps the reduction the recovery made: FlightSize then
+        // includes what the recovery sent, and halving it again would raise ssthresh (Linux's
+        // `tcp_enter_loss` recomputes ssthresh only outside Recovery; RFC 5681 §3.1 asks for
+        // "no more than" FlightSize / 2).
+        let recompute = (first || self.p.rto_ssthresh_every_expiry)
+            && !(self.sack_on() && self.in_recovery);
         let flight = if self.sack_on() {
             self.high_tx - self.snd_una
         } else {

@@ -127,6 +127,18 @@ impl CongestionControl {
                 None => SlowStartStep::Standard,
             };
             match (step, &self.hystart) {
+                (SlowStartStep::Standard, _) | (_, None) if self.abc_limit == u64::MAX => {
+                    // No limit per ACK, as Linux's `tcp_slow_start`: grow up to ssthresh, and
+                    // what the ACK acknowledged beyond that counts in congestion avoidance.
+                    let room = self.ssthresh - self.cwnd;
+                    self.cwnd += a.acked.min(room);
+                    if a.acked > room {
+                        self.avoid(&AckInfo {
+                            acked: a.acked - room,
+                            ..*a
+                        });
+                    }
+                }
                 (SlowStartStep::Standard, _) | (_, None) => {
                     self.cwnd += a.acked.min(self.abc_limit);
                 }
@@ -138,6 +150,13 @@ impl CongestionControl {
             }
             return;
         }
+        self.avoid(a);
+    }
+
+    /// Congestion avoidance for one ACK.
+    #[inline]
+    fn avoid(&mut self, a: &AckInfo) {
+        let mss = self.mss;
         match &mut self.algo {
             Algo::Reno => {
                 if self.ca_byte_counting {
