@@ -10,6 +10,7 @@ set-up.
 Usage from the command line::
 
     python bench/ns3_runner.py --flows 4 --duration 600      # wired scenario
+    python bench/ns3_runner.py --flows 4 --duration 600 --sack --cc cubic
     python bench/ns3_runner.py --lte --ues 10 --duration 10  # one LTE cell
 """
 
@@ -76,20 +77,50 @@ def _parse_result(stdout: str) -> dict:
     raise Ns3BenchError(f"no JSON line in the ns-3 output:\n{stdout[-2000:]}")
 
 
+CONGESTION_CONTROLS = ("newreno", "cubic", "linuxreno")
+RECOVERIES = ("classic", "prr")
+
+
+def _flag(value: bool) -> str:
+    return "1" if value else "0"
+
+
 def run_ns3(
     flows: int,
     duration_s: float,
     queue_packets: int = 50,
     min_rto_ms: float = 1000,
     run: int = 1,
+    *,
+    sack: bool = False,
+    cc: str = "newreno",
+    recovery: str = "classic",
+    timestamps: bool = False,
+    limited_transmit: bool = False,
+    iw: int = 1,
+    hystart: bool = False,
+    cubic_beta: float = 0.7,
+    cubic_c: float = 0.4,
+    counters: bool = False,
 ) -> dict:
     """Run the wired scenario in ns-3 and return its result.
 
     ``queue_packets`` counts packets waiting at the bottleneck, excluding the
-    one being serialised (radiotcp's convention). The returned dict is the
-    program's JSON line (flows, duration_s, goodput_kbps, goodput_kbps_total,
-    wall_time_s, events, drops_queue, and diagnostics) plus ``process_wall_s``,
-    the wall-clock time of the whole subprocess.
+    one being serialised (radiotcp's convention). The TCP keywords map to
+    ``ns3-wired`` options: ``sack`` (TcpSocketBase::Sack), ``cc`` ("newreno",
+    "cubic" or "linuxreno": the socket type), ``recovery`` ("classic" or
+    "prr"), ``timestamps`` (the segment size drops to 1448 so that data packets
+    stay 1500 bytes), ``limited_transmit`` (RFC 3042), ``iw`` (initial cwnd in
+    segments) and, for CUBIC, ``hystart``, ``cubic_beta`` and ``cubic_c``. The
+    defaults are the plain NewReno set-up of docs/ns3-comparison.md; with them
+    the command line is exactly the one used before these keywords existed.
+    ``counters`` adds the per-flow loss-recovery counters (timeouts,
+    fast_retransmits, retransmissions, dup_segments_rx, ...).
+
+    The returned dict is the program's JSON line (flows, duration_s,
+    goodput_kbps, goodput_kbps_total, wall_time_s, events, drops_queue, the TCP
+    options, and diagnostics) plus ``process_wall_s``, the wall-clock time of
+    the whole subprocess.
     """
     if flows < 1:
         raise ValueError("flows must be >= 1")
@@ -97,6 +128,12 @@ def run_ns3(
         raise ValueError("duration_s must be > 0")
     if queue_packets < 1:
         raise ValueError("queue_packets must be >= 1")
+    if cc not in CONGESTION_CONTROLS:
+        raise ValueError(f"cc must be one of {', '.join(CONGESTION_CONTROLS)}")
+    if recovery not in RECOVERIES:
+        raise ValueError(f"recovery must be one of {', '.join(RECOVERIES)}")
+    if iw < 1:
+        raise ValueError("iw must be >= 1")
     binary = ensure_binary("wired")
     cmd = [
         str(binary),
@@ -106,6 +143,28 @@ def run_ns3(
         f"--minRto={float(min_rto_ms)!r}",
         f"--run={run}",
     ]
+    # Only options that differ from the program's defaults, so that the default call is
+    # the historical command line.
+    if sack:
+        cmd.append("--sack=1")
+    if cc != "newreno":
+        cmd.append(f"--cc={cc}")
+    if recovery != "classic":
+        cmd.append(f"--recovery={recovery}")
+    if timestamps:
+        cmd.append("--timestamps=1")
+    if limited_transmit:
+        cmd.append("--limitedTransmit=1")
+    if iw != 1:
+        cmd.append(f"--iw={iw}")
+    if cc == "cubic":
+        cmd += [
+            f"--hystart={_flag(hystart)}",
+            f"--cubicBeta={float(cubic_beta)!r}",
+            f"--cubicC={float(cubic_c)!r}",
+        ]
+    if counters:
+        cmd.append("--counters=1")
     return _run_binary(cmd)
 
 
@@ -166,6 +225,14 @@ def main(argv: list[str] | None = None) -> int:
     wired.add_argument("--flows", type=int, default=1)
     wired.add_argument("--queue", type=int, default=50, help="bottleneck packets waiting")
     wired.add_argument("--min-rto-ms", type=float, default=1000.0)
+    wired.add_argument("--sack", action="store_true", help="SACK (RFC 2018/6675)")
+    wired.add_argument("--cc", choices=CONGESTION_CONTROLS, default="newreno")
+    wired.add_argument("--recovery", choices=RECOVERIES, default="classic")
+    wired.add_argument("--timestamps", action="store_true", help="RFC 7323 timestamps")
+    wired.add_argument("--limited-transmit", action="store_true", help="RFC 3042")
+    wired.add_argument("--iw", type=int, default=1, help="initial cwnd, segments")
+    wired.add_argument("--hystart", action="store_true", help="CUBIC: ns-3's HyStart")
+    wired.add_argument("--counters", action="store_true", help="loss-recovery counters")
     lte = parser.add_argument_group("LTE cell (--lte, duration 10 s)")
     lte.add_argument("--ues", type=int, default=10)
     lte.add_argument("--warmup", type=float, default=1.0, help="seconds excluded")
@@ -186,7 +253,21 @@ def main(argv: list[str] | None = None) -> int:
             )
         else:
             duration = 60.0 if args.duration is None else args.duration
-            result = run_ns3(args.flows, duration, args.queue, args.min_rto_ms, args.run)
+            result = run_ns3(
+                args.flows,
+                duration,
+                args.queue,
+                args.min_rto_ms,
+                args.run,
+                sack=args.sack,
+                cc=args.cc,
+                recovery=args.recovery,
+                timestamps=args.timestamps,
+                limited_transmit=args.limited_transmit,
+                iw=args.iw,
+                hystart=args.hystart,
+                counters=args.counters,
+            )
     except (Ns3BenchError, ValueError) as exc:
         print(exc, file=sys.stderr)
         return 1

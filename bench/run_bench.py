@@ -7,6 +7,11 @@ and the equivalent ns-3 C++ program (bench/ns3/wired.cc, timing Simulator::Run o
 prints both goodputs, both wall times, the speed ratio and events per second. The numbers are
 also written to results/bench/wired-vs-ns3.json.
 
+SACK and CUBIC: the same preset with 1 and 4 flows for 600 s, radiotcp beside ns-3 set up as
+alike as possible for NewReno (the reference), SACK with classic recovery, SACK with PRR, and
+CUBIC with SACK; goodput, fast retransmits, timeouts, drops, duplicate deliveries and the
+wall-time ratio (results/bench/sack-cubic-vs-ns3.json, docs/ns3-comparison.md).
+
 Sweep throughput: a 2000-run sweep of the wired-384k preset (4 flows, 60 s, 100 buffer sizes
 x 20 replications) in one process and on the local pool with all cores, each into a fresh
 store; prints runs per second, the parallel efficiency and the per-run Python overhead next
@@ -45,6 +50,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
 PRESET = ROOT / "scenarios" / "wired-384k.toml"
 OUT = ROOT / "results" / "bench" / "wired-vs-ns3.json"
+OUT_SACK_CUBIC = ROOT / "results" / "bench" / "sack-cubic-vs-ns3.json"
 OUT_SWEEP = ROOT / "results" / "bench" / "sweep.json"
 OUT_IS707 = ROOT / "results" / "bench" / "is707.json"
 OUT_RECIPES = ROOT / "results" / "bench" / "recipes.json"
@@ -99,6 +105,183 @@ def bench_ns3(flows: int, duration_s: float, repeats: int) -> dict:
         "events": r.get("events"),
         "drops_queue": r.get("drops_queue"),
     }
+
+
+# SACK and CUBIC beside ns-3 (docs/ns3-comparison.md, "SACK and CUBIC beside ns-3"): each
+# pair is (key, label, radiotcp overrides on the wired-384k preset, ns3-wired keywords of
+# run_ns3). Everything else is the NewReno comparison's set-up: 50-packet buffer, min RTO 1 s,
+# delayed ACKs (2 segments, 200 ms), IW 1, 65535-byte window, no timestamps.
+SACK_CUBIC_PAIRS: list[tuple[str, str, list[str], dict]] = [
+    ("newreno", "NewReno", [], {}),
+    ("sack", "SACK", ["tcp.variant=sack"], {"sack": True}),
+    (
+        "sack-prr",
+        "SACK+PRR",
+        ["tcp.variant=sack", "tcp.prr=true"],
+        {"sack": True, "recovery": "prr"},
+    ),
+    (
+        "cubic-sack",
+        "CUBIC+SACK",
+        [
+            "tcp.variant=sack",
+            "tcp.congestion_control=cubic",
+            "tcp.cubic_beta=0.7",
+            "tcp.cubic_c=0.4",
+            # ns-3's HyStart is Linux 2.6's (ACK train + delay), radiotcp's is HyStart++:
+            # both off.
+            "tcp.hystart=false",
+            # ns-3's TcpCubic: ssthresh = beta x cwnd (Linux), not beta x FlightSize.
+            "tcp.ssthresh_basis=cwnd",
+            # ns-3's TcpCubic grows by the segments an ACK newly delivers (2 with delayed
+            # ACKs) in slow start; L = 2 segments gives the same, without letting a stretch
+            # ACK over SACKed data inflate cwnd after a timeout.
+            "tcp.abc_limit_segments=2",
+        ],
+        {"sack": True, "cc": "cubic", "hystart": False, "cubic_beta": 0.7, "cubic_c": 0.4},
+    ),
+]
+SACK_CUBIC_FLOWS = (1, 4)
+SACK_CUBIC_DURATION_S = 600.0
+
+
+def sack_cubic_radiotcp(flows: int, overrides: list[str], repeats: int) -> dict:
+    """One pair's radiotcp side: the preset with `overrides`, median wall time of `repeats`
+    identical runs (measured in Rust) and the loss-recovery counters of the first."""
+    cfg = load(
+        PRESET,
+        [f"flows.count={flows}", f"simulation.duration_s={SACK_CUBIC_DURATION_S}", *overrides],
+    )
+    doc = to_core_json(cfg)
+    runs = [_core.simulate(doc, 1, 0) for _ in range(max(1, repeats))]
+    r = runs[0]
+    m = r["metrics"]
+    fl = r["flows"]
+    return {
+        "goodput_kbps_total": m["goodput_kbps"],
+        "goodput_kbps": [f["goodput_kbps"] for f in fl],
+        "wall_time_s": statistics.median(x["wall_time_s"] for x in runs),
+        "events": r["events"],
+        "drops_queue": int(m["drops.access.data.queue_full"]),
+        "fast_retransmits": sum(f["fast_retransmits"] for f in fl),
+        "timeouts": sum(f["timeouts"] for f in fl),
+        "retransmissions": sum(f["retransmissions"] for f in fl),
+        "duplicate_arrivals": sum(f["duplicate_arrivals"] for f in fl),
+    }
+
+
+def sack_cubic_ns3(flows: int, options: dict) -> dict:
+    """One pair's ns-3 side: a plain run for the wall time (as in the NewReno table) and one
+    with --counters=1 for the loss-recovery counters (the counters only observe: goodput,
+    drops and packet counts are the same in both)."""
+    plain = run_ns3(flows, SACK_CUBIC_DURATION_S, queue_packets=50, min_rto_ms=1000, **options)
+    counted = run_ns3(
+        flows, SACK_CUBIC_DURATION_S, queue_packets=50, min_rto_ms=1000, counters=True, **options
+    )
+    return {
+        "goodput_kbps_total": plain["goodput_kbps_total"],
+        "goodput_kbps": plain["goodput_kbps"],
+        "wall_time_s": plain["wall_time_s"],
+        "events": plain["events"],
+        "drops_queue": plain["drops_queue"],
+        "fast_retransmits": sum(counted["fast_retransmits"]),
+        "timeouts": sum(counted["timeouts"]),
+        "retransmissions": sum(counted["retransmissions"]),
+        "duplicate_arrivals": sum(counted["dup_segments_rx"]),
+        "options": {
+            k: plain[k]
+            for k in ("sack", "cc", "recovery", "timestamps", "limited_transmit", "iw")
+            if k in plain
+        },
+    }
+
+
+def sack_cubic_section(console: Console, repeats: int, skip_ns3: bool) -> bool:
+    """SACK and CUBIC beside ns-3: each pair of SACK_CUBIC_PAIRS for 1 and 4 flows, 600 s.
+    Prints goodputs, their difference, fast retransmits, timeouts, drops, duplicate deliveries
+    and the wall-time ratio; writes results/bench/sack-cubic-vs-ns3.json. Returns skip_ns3
+    (set when ns-3 turned out to be unavailable)."""
+    rows = []
+    for key, label, overrides, options in SACK_CUBIC_PAIRS:
+        for flows in SACK_CUBIC_FLOWS:
+            ours = sack_cubic_radiotcp(flows, overrides, repeats)
+            theirs = None
+            if not skip_ns3:
+                try:
+                    theirs = sack_cubic_ns3(flows, options)
+                except Ns3BenchError as e:
+                    console.print(f"[red]ns-3 unavailable:[/red] {e}")
+                    skip_ns3 = True
+            diff = (
+                (ours["goodput_kbps_total"] - theirs["goodput_kbps_total"])
+                / theirs["goodput_kbps_total"]
+                if theirs
+                else None
+            )
+            rows.append(
+                {
+                    "pair": key,
+                    "label": label,
+                    "flows": flows,
+                    "duration_s": SACK_CUBIC_DURATION_S,
+                    "radiotcp_overrides": overrides,
+                    "ns3_options": options,
+                    "radiotcp": ours,
+                    "ns3": theirs,
+                    "goodput_diff": diff,
+                    "within_5pct": None if diff is None else abs(diff) <= 0.05,
+                }
+            )
+    t = Table(
+        title=f"SACK and CUBIC, wired-384k, {SACK_CUBIC_DURATION_S:.0f} s: radiotcp (ours) vs "
+        "ns-3; goodput kb/s, counters ours/ns-3, wall ours ms, ns-3 s"
+    )
+    for col in (
+        "pair",
+        "n",
+        "ours",
+        "ns-3",
+        "diff",
+        "fast rtx",
+        "RTOs",
+        "drops",
+        "dup rx",
+        "ours",
+        "ns-3",
+        "ratio",
+    ):
+        t.add_column(col, justify="right")
+    for r in rows:
+        o, n = r["radiotcp"], r["ns3"]
+
+        def pair(k: str, o: dict = o, n: dict | None = n) -> str:
+            return f"{o[k]}/{n[k]}" if n else f"{o[k]}/-"
+
+        t.add_row(
+            r["label"],
+            str(r["flows"]),
+            f"{o['goodput_kbps_total']:.1f}",
+            f"{n['goodput_kbps_total']:.1f}" if n else "-",
+            f"{100 * r['goodput_diff']:+.1f}%" if n else "-",
+            pair("fast_retransmits"),
+            pair("timeouts"),
+            pair("drops_queue"),
+            pair("duplicate_arrivals"),
+            f"{o['wall_time_s'] * 1e3:.2f}",
+            f"{n['wall_time_s']:.2f}" if n else "-",
+            f"{n['wall_time_s'] / o['wall_time_s']:.0f}x" if n else "-",
+        )
+    console.print(t)
+    console.print(
+        "n = flows; NewReno is the reference set-up. fast rtx, RTOs, dup rx: sums over the "
+        "flows (ns-3: --counters=1; RTOs = every timer expiry, dup rx = data segments the "
+        "receiver already held). wall = simulation proper (radiotcp: median of "
+        f"{max(1, repeats)} runs; ns-3: Simulator::Run, one run)."
+    )
+    OUT_SACK_CUBIC.parent.mkdir(parents=True, exist_ok=True)
+    OUT_SACK_CUBIC.write_text(json.dumps(rows, indent=2))
+    console.print(f"results: {OUT_SACK_CUBIC}")
+    return skip_ns3
 
 
 def bench_sweeps(jobs_list: list[int], repeats: int = 5) -> list[dict]:
@@ -512,6 +695,7 @@ def main(argv: list[str] | None = None) -> int:
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(rows, indent=2))
     console.print(f"results: {OUT}")
+    args.skip_ns3 = sack_cubic_section(console, args.repeats, args.skip_ns3)
     umts_section(console, args.repeats)
     is707_section(console, args.repeats)
     bs_section(console, args.repeats)

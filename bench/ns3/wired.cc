@@ -2,19 +2,23 @@
 //
 //   server --[wan: 1 Mb/s, 100 ms]--> router --[access: 384 kb/s, 25 ms]--> client
 //
-// N bulk TCP flows (NewReno, classic recovery, no SACK / timestamps / window
-// scaling / limited transmit) run from the server to the client for D seconds.
+// N bulk TCP flows run from the server to the client for D seconds. By default
+// they are NewReno with classic recovery and no SACK / timestamps / window
+// scaling / limited transmit; `--sack`, `--cc`, `--recovery`, `--timestamps`,
+// `--limitedTransmit` and `--iw` switch on SACK (RFC 2018/6675), CUBIC, PRR
+// (RFC 6937), timestamps, RFC 3042 and a larger initial window (window scaling
+// stays off: the receive window is 65535 bytes in every configuration).
 // The bottleneck is the router's access device. radiotcp's drop-tail queue
 // counts the packets WAITING behind the one being serialised; the closest ns-3
 // equivalent is a FifoQueueDisc plus a device queue of one packet (see
 // docs/ns3-comparison.md for why the disc limit is `queue - 1`).
 //
 // Prints exactly one JSON line on stdout. `--traceFlow=i` additionally writes
-// the TCP state of flow i (cwnd, ssthresh, RTO, congestion state, RTT, data
-// segments sent, ACKs received) and the bottleneck drops to stderr, one event
-// per line. `--counters=1` adds per-flow loss-recovery counters (timeouts, fast
-// retransmits, retransmissions, duplicate deliveries, time in recovery/loss)
-// and the bottleneck's busy time to the JSON line.
+// the TCP state of flow i (cwnd, ssthresh, RTO, congestion state, SRTT, RTT
+// samples, data segments sent, ACKs received) and the bottleneck drops to
+// stderr, one event per line. `--counters=1` adds per-flow loss-recovery
+// counters (timeouts, fast retransmits, retransmissions, duplicate deliveries,
+// time in recovery/loss) and the bottleneck's busy time to the JSON line.
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -41,6 +45,7 @@ namespace
 {
 
 constexpr uint32_t kSegmentSize = 1460;   // bytes of payload; 1500-byte IP packets
+constexpr uint32_t kTsOptionBytes = 12;   // timestamps option (10) + 2 NOPs on every segment
 constexpr uint32_t kRcvBuf = 65535;       // receive buffer = advertised window (bytes)
 constexpr uint32_t kSndBuf = 4 * kRcvBuf; // ample, so BulkSend never starves TCP
 constexpr uint16_t kBasePort = 5000;
@@ -150,6 +155,7 @@ HookFlow(Ptr<BulkSendApplication> app)
     }
     s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&TraceTime, std::string("rto")));
     s->TraceConnectWithoutContext("RTT", MakeBoundCallback(&TraceTime, std::string("srtt")));
+    s->TraceConnectWithoutContext("LastRTT", MakeBoundCallback(&TraceTime, std::string("rtt")));
     s->TraceConnectWithoutContext("CongState", MakeCallback(&TraceCongState));
     s->TraceConnectWithoutContext("Tx", MakeCallback(&TraceTx));
     s->TraceConnectWithoutContext("Rx", MakeCallback(&TraceRx));
@@ -402,6 +408,18 @@ main(int argc, char* argv[])
     uint64_t run = 1;
     int32_t traceFlow = -1;
     bool counters = false;
+    bool sack = false;
+    std::string cc = "newreno";
+    std::string recovery = "classic";
+    bool timestamps = false;
+    bool limitedTransmit = false;
+    uint32_t iw = 1;
+    uint32_t segmentSize = 0;
+    bool hystart = false;
+    double cubicBeta = 0.7;
+    double cubicC = 0.4;
+    bool fastConvergence = true;
+    bool tcpFriendliness = true;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of bulk flows (all start at t=0)", flows);
@@ -416,23 +434,79 @@ main(int argc, char* argv[])
     cmd.AddValue("counters",
                  "add per-flow loss-recovery counters and bottleneck busy time to the JSON",
                  counters);
+    cmd.AddValue("sack", "TcpSocketBase::Sack: SACK option and RFC 6675 recovery", sack);
+    cmd.AddValue("cc", "congestion control: newreno, cubic or linuxreno (socket type)", cc);
+    cmd.AddValue("recovery",
+                 "recovery algorithm: classic or prr (TcpL4Protocol::RecoveryType)",
+                 recovery);
+    cmd.AddValue("timestamps",
+                 "TcpSocketBase::Timestamp (RFC 7323); the segment size drops to 1448 so that "
+                 "data packets stay 1500 bytes",
+                 timestamps);
+    cmd.AddValue("limitedTransmit", "TcpSocketBase::LimitedTransmit (RFC 3042)", limitedTransmit);
+    cmd.AddValue("iw", "TcpSocket::InitialCwnd in segments", iw);
+    cmd.AddValue("segmentSize",
+                 "TcpSocket::SegmentSize in bytes (0: 1460, or 1448 with --timestamps)",
+                 segmentSize);
+    cmd.AddValue("hystart",
+                 "TcpCubic::HyStart (--cc=cubic only; ns-3's default is true)",
+                 hystart);
+    cmd.AddValue("cubicBeta", "TcpCubic::Beta", cubicBeta);
+    cmd.AddValue("cubicC", "TcpCubic::C", cubicC);
+    cmd.AddValue("fastConvergence", "TcpCubic::FastConvergence", fastConvergence);
+    cmd.AddValue("tcpFriendliness", "TcpCubic::TcpFriendliness", tcpFriendliness);
     cmd.Parse(argc, argv);
 
-    if (flows < 1 || duration <= 0 || queue < 1)
+    if (flows < 1 || duration <= 0 || queue < 1 || iw < 1)
     {
-        std::cerr << "need flows >= 1, duration > 0, queue >= 1\n";
+        std::cerr << "need flows >= 1, duration > 0, queue >= 1, iw >= 1\n";
         return 2;
+    }
+    TypeId socketType;
+    if (cc == "newreno")
+    {
+        socketType = TcpNewReno::GetTypeId();
+    }
+    else if (cc == "cubic")
+    {
+        socketType = TcpCubic::GetTypeId();
+    }
+    else if (cc == "linuxreno")
+    {
+        socketType = TcpLinuxReno::GetTypeId();
+    }
+    else
+    {
+        std::cerr << "--cc must be newreno, cubic or linuxreno\n";
+        return 2;
+    }
+    TypeId recoveryType;
+    if (recovery == "classic")
+    {
+        recoveryType = TcpClassicRecovery::GetTypeId();
+    }
+    else if (recovery == "prr")
+    {
+        recoveryType = TcpPrrRecovery::GetTypeId();
+    }
+    else
+    {
+        std::cerr << "--recovery must be classic or prr\n";
+        return 2;
+    }
+    if (segmentSize == 0)
+    {
+        segmentSize = timestamps ? kSegmentSize - kTsOptionBytes : kSegmentSize;
     }
 
     RngSeedManager::SetSeed(seed);
     RngSeedManager::SetRun(run);
 
-    // --- TCP: plain NewReno as in RFC 5681/6582 -----------------------------
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(kSegmentSize));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(1));
+    // --- TCP: by default plain NewReno as in RFC 5681/6582 -------------------
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(socketType));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(recoveryType));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segmentSize));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(iw));
     Config::SetDefault("ns3::TcpSocket::InitialSlowStartThreshold",
                        UintegerValue(std::numeric_limits<uint32_t>::max()));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
@@ -444,10 +518,18 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000000));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MicroSeconds(minRtoMs * 1000.0)));
     Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MilliSeconds(1)));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(false));
-    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(limitedTransmit));
+    // CUBIC's knobs (read only when --cc=cubic). HyStart is off by default here, unlike
+    // ns-3's default: radiotcp's HyStart++ (RFC 9406) is a different algorithm from ns-3's
+    // Linux-2.6-era HyStart (ACK train + delay), and is off by default too.
+    Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(hystart));
+    Config::SetDefault("ns3::TcpCubic::Beta", DoubleValue(cubicBeta));
+    Config::SetDefault("ns3::TcpCubic::C", DoubleValue(cubicC));
+    Config::SetDefault("ns3::TcpCubic::FastConvergence", BooleanValue(fastConvergence));
+    Config::SetDefault("ns3::TcpCubic::TcpFriendliness", BooleanValue(tcpFriendliness));
 
     // --- topology -----------------------------------------------------------
     NodeContainer nodes;
@@ -514,7 +596,7 @@ main(int argc, char* argv[])
 
         BulkSendHelper source("ns3::TcpSocketFactory", InetSocketAddress(clientAddr, port));
         source.SetAttribute("MaxBytes", UintegerValue(0)); // unlimited
-        source.SetAttribute("SendSize", UintegerValue(kSegmentSize));
+        source.SetAttribute("SendSize", UintegerValue(segmentSize));
         ApplicationContainer srcApp = source.Install(server);
         srcApp.Start(Seconds(0));
         senders.push_back(DynamicCast<BulkSendApplication>(srcApp.Get(0)));
@@ -575,7 +657,19 @@ main(int argc, char* argv[])
        << ", \"queue_waiting_p\": " << queue << ", \"queue_disc_limit_p\": " << (queue - 1)
        << ", \"device_queue_p\": 1, \"max_backlog_p\": " << g_backlog.max
        << ", \"bottleneck_tx_pkts\": " << st.nTotalDequeuedPackets
-       << ", \"min_rto_ms\": " << Num(minRtoMs) << ", \"seed\": " << seed << ", \"run\": " << run;
+       << ", \"min_rto_ms\": " << Num(minRtoMs) << ", \"seed\": " << seed << ", \"run\": " << run
+       << ", \"sack\": " << (sack ? "true" : "false") << ", \"cc\": \"" << cc
+       << "\", \"recovery\": \"" << recovery
+       << "\", \"timestamps\": " << (timestamps ? "true" : "false")
+       << ", \"limited_transmit\": " << (limitedTransmit ? "true" : "false")
+       << ", \"iw\": " << iw << ", \"segment_size\": " << segmentSize;
+    if (cc == "cubic")
+    {
+        js << ", \"hystart\": " << (hystart ? "true" : "false")
+           << ", \"cubic_beta\": " << Num(cubicBeta) << ", \"cubic_c\": " << Num(cubicC)
+           << ", \"fast_convergence\": " << (fastConvergence ? "true" : "false")
+           << ", \"tcp_friendliness\": " << (tcpFriendliness ? "true" : "false");
+    }
     // Per-flow loss-recovery counters (see FlowStats), with --counters only.
     double end = Simulator::Now().GetSeconds();
     for (auto& f : g_flows)
