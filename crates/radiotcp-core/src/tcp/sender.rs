@@ -1026,8 +1026,8 @@ impl TcpSender {
         // includes what the recovery sent, and halving it again would raise ssthresh (Linux's
         // `tcp_enter_loss` recomputes ssthresh only outside Recovery; RFC 5681 §3.1 asks for
         // "no more than" FlightSize / 2).
-        let recompute = (first || self.p.rto_ssthresh_every_expiry)
-            && !(self.sack_on() && self.in_recovery);
+        let recompute =
+            (first || self.p.rto_ssthresh_every_expiry) && !(self.sack_on() && self.in_recovery);
         let flight = if self.sack_on() {
             self.high_tx - self.snd_una
         } else {
