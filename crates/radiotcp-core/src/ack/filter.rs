@@ -220,6 +220,14 @@ pub struct AckFilterStats {
 /// A pure ACK: no payload. The simulator's segments carry no flags, so every `Ack` without
 /// payload is a cumulative ACK, and `seq` is its acknowledgement number (packet.rs).
 #[inline]
+/// Whether everything `older`'s SACK blocks report is also reported by `newer`, in its
+/// cumulative acknowledgement or in one of its blocks.
+fn sack_covered(older: &Packet, newer: &Packet) -> bool {
+    older.opt.sack_blocks(older.seq).all(|(l, r)| {
+        r <= newer.seq || newer.opt.sack_blocks(newer.seq).any(|(l2, r2)| l2 <= l && r <= r2)
+    })
+}
+
 pub fn is_pure_ack(p: &Packet) -> bool {
     p.kind == PacketKind::Ack && p.len == 0 && !p.opt.syn
 }
@@ -243,8 +251,9 @@ pub struct AckFilter {
     /// Per flow, the acknowledgement number of the last pure ACK that entered the buffer,
     /// sent or not: a duplicate is judged against what the receiver sent, not what is left.
     last_ack: BTreeMap<u32, u64>,
-    /// Scratch for the eligibility pass: per flow, the ACK number of the next newer ACK.
-    next_ack: Vec<(u32, u64)>,
+    /// Scratch for the eligibility pass: per flow, the ACK number of the next newer ACK and
+    /// the queue index of the flow's newest ACK.
+    next_ack: Vec<(u32, u64, usize)>,
     /// Scratch: eligibility of each queued packet, same indices as `queue`.
     eligible: Vec<bool>,
     stats: AckFilterStats,
@@ -420,21 +429,29 @@ impl AckFilter {
     /// sent); and never the ACK that a queued duplicate repeats, whose loss would turn the
     /// first duplicate into a new ACK and cost the sender one duplicate (CAKE likewise only
     /// drops for an ACK with a higher ack_seq).
+    ///
+    /// In the CAKE mode the flow's newest ACK (the one whose arrival triggers the filter)
+    /// must also carry everything the older one's SACK blocks report, in its cumulative ACK
+    /// or its own blocks, as `cake_tcph_sack_compare` in sch_cake.c requires: dropping an
+    /// ACK must not lose SACK information.
     fn mark_eligible(&mut self) {
         self.next_ack.clear();
         self.eligible.clear();
         self.eligible.resize(self.queue.len(), false);
+        let sack_aware = matches!(self.p.scheme, AckFilterScheme::Cake { .. });
         for (i, q) in self.queue.iter().enumerate().rev() {
             if !is_pure_ack(&q.pkt) {
                 continue;
             }
-            let slot = self.next_ack.iter_mut().find(|(f, _)| *f == q.pkt.flow);
+            let slot = self.next_ack.iter_mut().find(|(f, _, _)| *f == q.pkt.flow);
             match slot {
-                Some((_, next)) => {
-                    self.eligible[i] = !q.dup && *next > q.pkt.seq;
+                Some((_, next, newest)) => {
+                    self.eligible[i] = !q.dup
+                        && *next > q.pkt.seq
+                        && (!sack_aware || sack_covered(&q.pkt, &self.queue[*newest].pkt));
                     *next = q.pkt.seq;
                 }
-                None => self.next_ack.push((q.pkt.flow, q.pkt.seq)),
+                None => self.next_ack.push((q.pkt.flow, q.pkt.seq, i)),
             }
         }
     }
@@ -646,6 +663,45 @@ mod tests {
         assert_eq!(dropped, vec![0, 1, 2]);
         assert_eq!(sent, vec![3, 4]);
         assert_eq!((st.drops.active, st.drops.passive), (3, 0));
+    }
+
+    /// An ACK of `flow` acknowledging `ack` with SACK blocks `blocks` (absolute ranges).
+    fn sack_ack(flow: u32, ack_no: u64, blocks: &[(u64, u64)], tag: u64) -> Packet {
+        let mut p = ack(flow, ack_no, tag);
+        for (k, &(l, r)) in blocks.iter().enumerate() {
+            p.opt.sack[k] = ((l - ack_no) as u32, (r - ack_no) as u32);
+        }
+        p.opt.nsack = blocks.len() as u8;
+        p
+    }
+
+    #[test]
+    fn cake_keeps_an_ack_whose_sack_blocks_the_newer_one_does_not_repeat() {
+        // Three ACKs of one flow, each acknowledging more. The oldest reports [5000, 6000)
+        // held out of order; the next one's cumulative ACK (4000) does not cover it and its
+        // only block is elsewhere: dropping the oldest would lose that information.
+        let mut f = filter(AckFilterScheme::Cake { aggressive: false });
+        let mut dropped = Vec::new();
+        f.enqueue(sack_ack(1, 3000, &[(5000, 6000)], 0), &mut dropped);
+        f.enqueue(sack_ack(1, 4000, &[(8000, 9000)], 1), &mut dropped);
+        f.enqueue(sack_ack(1, 4500, &[(8000, 9000)], 2), &mut dropped);
+        // Only the second is eligible (the newest repeats its block, not the first's): CAKE
+        // drops when two are, so nothing yet.
+        let tags = |v: &[Packet]| v.iter().map(|p| p.sent_at).collect::<Vec<_>>();
+        assert_eq!(tags(&dropped), Vec::<u64>::new());
+        f.enqueue(sack_ack(1, 5000, &[(8000, 9000)], 3), &mut dropped);
+        assert_eq!(tags(&dropped), vec![1]);
+        // A newest ACK that covers [5000, 6000) (here cumulatively) makes the oldest eligible:
+        // with 0 and 2 eligible, the one nearest the head goes.
+        f.enqueue(sack_ack(1, 6000, &[(8000, 9000)], 4), &mut dropped);
+        assert_eq!(tags(&dropped), vec![1, 0]);
+        // The paper's schemes do not look at SACK blocks: Active Discard with T = 1 keeps the
+        // newest only.
+        let mut f = filter(AckFilterScheme::HIGHEST_ACK);
+        let mut dropped = Vec::new();
+        f.enqueue(sack_ack(1, 3000, &[(5000, 6000)], 0), &mut dropped);
+        f.enqueue(sack_ack(1, 4000, &[(8000, 9000)], 1), &mut dropped);
+        assert_eq!(dropped.iter().map(|p| p.sent_at).collect::<Vec<_>>(), vec![0]);
     }
 
     #[test]
