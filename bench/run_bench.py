@@ -7,6 +7,9 @@ and the equivalent ns-3 C++ program (bench/ns3/wired.cc, timing Simulator::Run o
 prints both goodputs, both wall times, the speed ratio and events per second. The numbers are
 also written to results/bench/wired-vs-ns3.json.
 
+TCP cost: SACK, SACK + PRR, CUBIC and the linux profile against NewReno on a lossy wired run
+and a UMTS run, wall time per run (results/bench/tcp-cost.json; target below 1.3x).
+
 SACK and CUBIC: the same preset with 1 and 4 flows for 600 s, radiotcp beside ns-3 set up as
 alike as possible for NewReno (the reference), SACK with classic recovery, SACK with PRR, and
 CUBIC with SACK; goodput, fast retransmits, timeouts, drops, duplicate deliveries and the
@@ -282,6 +285,81 @@ def sack_cubic_section(console: Console, repeats: int, skip_ns3: bool) -> bool:
     OUT_SACK_CUBIC.write_text(json.dumps(rows, indent=2))
     console.print(f"results: {OUT_SACK_CUBIC}")
     return skip_ns3
+
+
+# The cost of the modern TCP machinery per run, against NewReno on the same scenario: each
+# variant's wall time over NewReno's, measured alternately (round k runs every variant once)
+# so that a drifting machine slows all alike. Target (TCP-profiles issue): below 1.3x.
+TCP_COST_VARIANTS: list[tuple[str, list[str]]] = [
+    ("NewReno", ["tcp.variant=newreno"]),
+    ("SACK", ["tcp.variant=sack"]),
+    ("SACK + PRR", ["tcp.variant=sack", "tcp.prr=true"]),
+    ("CUBIC + SACK", ["tcp.variant=sack", "tcp.congestion_control=cubic"]),
+    ("linux profile", ["tcp.profile=linux"]),
+]
+TCP_COST_CASES: list[tuple[str, Path, list[str]]] = [
+    (
+        "wired, 4 flows, 1 % loss, 600 s",
+        PRESET,
+        ["flows.count=4", "links.1.loss_rate=0.01", "simulation.duration_s=600"],
+    ),
+    (
+        "umts, 4 flows, 600 s",
+        ROOT / "scenarios" / "umts-384k.toml",
+        ["flows.count=4", "simulation.duration_s=600"],
+    ),
+]
+OUT_TCP_COST = ROOT / "results" / "bench" / "tcp-cost.json"
+
+
+def tcp_cost_section(console: Console, repeats: int) -> None:
+    """Wall time per run of SACK, PRR, CUBIC and the linux profile relative to NewReno."""
+    rows = []
+    for label, preset, base in TCP_COST_CASES:
+        docs = [
+            to_core_json(load(preset, [*base, *over])) for _name, over in TCP_COST_VARIANTS
+        ]
+        walls: list[list[float]] = [[] for _ in docs]
+        events = [0] * len(docs)
+        for _ in range(max(3, repeats // 2)):
+            for i, doc in enumerate(docs):
+                r = _core.simulate(doc, 1, 0)
+                walls[i].append(r["wall_time_s"])
+                events[i] = r["events"]
+        ref = statistics.median(walls[0])
+        for (name, over), w, ev in zip(TCP_COST_VARIANTS, walls, events, strict=True):
+            med = statistics.median(w)
+            rows.append(
+                {
+                    "case": label,
+                    "variant": name,
+                    "overrides": over,
+                    "wall_time_s": med,
+                    "events": ev,
+                    "ratio_to_newreno": med / ref,
+                    "ns_per_event": med / ev * 1e9,
+                }
+            )
+    t = Table(title="Cost of the TCP variants per run, against NewReno (same runs, alternated)")
+    for col in ("case", "variant", "ms per run", "events", "ns/event", "x NewReno"):
+        t.add_column(col, justify="left" if col in ("case", "variant") else "right")
+    for r in rows:
+        t.add_row(
+            r["case"],
+            r["variant"],
+            f"{r['wall_time_s'] * 1e3:.2f}",
+            f"{r['events']:,}",
+            f"{r['ns_per_event']:.0f}",
+            f"{r['ratio_to_newreno']:.2f}",
+        )
+    console.print(t)
+    console.print(
+        "x NewReno: median wall time over NewReno's (target below 1.3); a variant that sends "
+        "more packets (the linux profile's large window overflows the buffers) has more events."
+    )
+    OUT_TCP_COST.parent.mkdir(parents=True, exist_ok=True)
+    OUT_TCP_COST.write_text(json.dumps(rows, indent=2))
+    console.print(f"results: {OUT_TCP_COST}")
 
 
 def bench_sweeps(jobs_list: list[int], repeats: int = 5) -> list[dict]:
@@ -696,6 +774,7 @@ def main(argv: list[str] | None = None) -> int:
     OUT.write_text(json.dumps(rows, indent=2))
     console.print(f"results: {OUT}")
     args.skip_ns3 = sack_cubic_section(console, args.repeats, args.skip_ns3)
+    tcp_cost_section(console, args.repeats)
     umts_section(console, args.repeats)
     is707_section(console, args.repeats)
     bs_section(console, args.repeats)

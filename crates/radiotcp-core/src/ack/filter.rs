@@ -224,7 +224,11 @@ pub struct AckFilterStats {
 /// cumulative acknowledgement or in one of its blocks.
 fn sack_covered(older: &Packet, newer: &Packet) -> bool {
     older.opt.sack_blocks(older.seq).all(|(l, r)| {
-        r <= newer.seq || newer.opt.sack_blocks(newer.seq).any(|(l2, r2)| l2 <= l && r <= r2)
+        r <= newer.seq
+            || newer
+                .opt
+                .sack_blocks(newer.seq)
+                .any(|(l2, r2)| l2 <= l && r <= r2)
     })
 }
 
@@ -701,7 +705,10 @@ mod tests {
         let mut dropped = Vec::new();
         f.enqueue(sack_ack(1, 3000, &[(5000, 6000)], 0), &mut dropped);
         f.enqueue(sack_ack(1, 4000, &[(8000, 9000)], 1), &mut dropped);
-        assert_eq!(dropped.iter().map(|p| p.sent_at).collect::<Vec<_>>(), vec![0]);
+        assert_eq!(
+            dropped.iter().map(|p| p.sent_at).collect::<Vec<_>>(),
+            vec![0]
+        );
     }
 
     #[test]

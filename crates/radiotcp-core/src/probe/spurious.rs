@@ -75,7 +75,11 @@ impl SpuriousTracker {
 }
 
 /// Count (and forget) the entries of `seq` made after `sent_at`: that copy predates them.
+#[inline]
 fn judge(map: &mut BTreeMap<u64, Vec<Time>>, seq: u64, sent_at: Time) -> u64 {
+    if map.is_empty() {
+        return 0;
+    }
     let Some(times) = map.get_mut(&seq) else {
         return 0;
     };

@@ -2,25 +2,33 @@
 //! RFC 5681 §4.2), and the reassembly set it keeps; SACK blocks (RFC 2018) and timestamps
 //! (RFC 7323) on its ACKs when the connection uses them.
 
-use std::collections::BTreeMap;
-
 use crate::engine::Time;
 use crate::packet::{TcpOpts, MAX_SACK_BLOCKS};
 
 /// Which bytes of a stream have arrived: everything below RCV.NXT, plus out-of-order
 /// intervals above it. The receiver keeps one; observers that must know what a receiver holds
 /// without reaching into it (the spurious-retransmission oracle) keep their own.
+///
+/// The intervals are a sorted vector, not a tree: a receiver holds a handful of holes at a
+/// time, and a binary search over a few contiguous entries beats pointer chasing (every data
+/// arrival queries it twice: the receiver and the oracle's mirror).
 #[derive(Debug, Clone, Default)]
 pub struct Reassembly {
     /// RCV.NXT: next byte expected in order.
     rcv_nxt: u64,
-    /// Out-of-order data held: start -> end, non-overlapping, non-adjacent.
-    ooo: BTreeMap<u64, u64>,
+    /// Out-of-order data held: (start, end), sorted, non-overlapping, non-adjacent.
+    ooo: Vec<(u64, u64)>,
 }
 
 impl Reassembly {
     pub fn rcv_nxt(&self) -> u64 {
         self.rcv_nxt
+    }
+
+    /// Index of the first interval that ends at or after `seq`.
+    #[inline]
+    fn at(&self, seq: u64) -> usize {
+        self.ooo.partition_point(|&(_, e)| e < seq)
     }
 
     /// Whether every byte of `[seq, seq + len)` has arrived (in order or held out of order).
@@ -30,10 +38,8 @@ impl Reassembly {
             return true;
         }
         let from = seq.max(self.rcv_nxt);
-        self.ooo
-            .range(..=from)
-            .next_back()
-            .is_some_and(|(_, &e)| e >= end)
+        let i = self.ooo.partition_point(|&(_, e)| e <= from);
+        self.ooo.get(i).is_some_and(|&(s, e)| s <= from && e >= end)
     }
 
     /// Bytes held out of order.
@@ -50,11 +56,8 @@ impl Reassembly {
         if seq < self.rcv_nxt {
             return None;
         }
-        self.ooo
-            .range(..=seq)
-            .next_back()
-            .filter(|(_, &e)| e > seq)
-            .map(|(&s, &e)| (s, e))
+        let i = self.ooo.partition_point(|&(_, e)| e <= seq);
+        self.ooo.get(i).copied().filter(|&(s, _)| s <= seq)
     }
 
     /// Record the arrival of `[seq, end)`; returns the bytes newly delivered in order.
@@ -69,33 +72,27 @@ impl Reassembly {
         let before = self.rcv_nxt;
         self.rcv_nxt = end;
         // Pull in any held data that is now contiguous.
-        while let Some((&s, &e)) = self.ooo.first_key_value() {
-            if s > self.rcv_nxt {
-                break;
-            }
-            self.ooo.pop_first();
-            self.rcv_nxt = self.rcv_nxt.max(e);
+        let n = self.ooo.partition_point(|&(s, _)| s <= self.rcv_nxt);
+        if n > 0 {
+            self.rcv_nxt = self.rcv_nxt.max(self.ooo[n - 1].1);
+            self.ooo.drain(..n);
         }
         self.rcv_nxt - before
     }
 
-    fn insert_ooo(&mut self, mut start: u64, mut end: u64) {
-        // Merge with any overlapping or adjacent intervals so the map stays canonical.
-        if let Some((&s, &e)) = self.ooo.range(..=start).next_back() {
-            if e >= start {
-                start = s;
-                end = end.max(e);
-                self.ooo.remove(&s);
-            }
+    fn insert_ooo(&mut self, start: u64, end: u64) {
+        // Merge with every interval that overlaps or touches [start, end), so the vector
+        // stays canonical.
+        let lo = self.at(start);
+        let hi = self.ooo.partition_point(|&(s, _)| s <= end);
+        if lo < hi {
+            let s = start.min(self.ooo[lo].0);
+            let e = end.max(self.ooo[hi - 1].1);
+            self.ooo[lo] = (s, e);
+            self.ooo.drain(lo + 1..hi);
+        } else {
+            self.ooo.insert(lo, (start, end));
         }
-        while let Some((&s, &e)) = self.ooo.range(start..).next() {
-            if s > end {
-                break;
-            }
-            end = end.max(e);
-            self.ooo.remove(&s);
-        }
-        self.ooo.insert(start, end);
     }
 }
 
@@ -213,8 +210,10 @@ impl TcpReceiver {
             opt.ts = true;
             opt.ts_ecr = self.ts_recent;
         }
-        if self.p.sack {
+        if self.p.sack && self.data.has_gap() {
             self.fill_sack(ack, &mut opt);
+        } else {
+            self.n_recent = 0;
         }
         Ack {
             ack,
@@ -229,15 +228,24 @@ impl TcpReceiver {
         let mut kept = 0;
         for k in 0..self.n_recent {
             let p = self.recent[k];
-            let Some((s, e)) = self.data.ooo_block(p) else {
+            if opt.nsack as usize == MAX_SACK_BLOCKS {
+                // The option is full: keep the older points as they are (no lookup).
+                self.recent[kept] = p;
+                kept += 1;
+                continue;
+            }
+            if p < ack {
                 continue; // delivered in order since
+            }
+            let Some((s, e)) = self.data.ooo_block(p) else {
+                continue;
             };
             // Keep the point for later ACKs (compacting the list as we go).
             self.recent[kept] = p;
             kept += 1;
             let n = opt.nsack as usize;
             let block = ((s - ack) as u32, (e - ack) as u32);
-            if n < MAX_SACK_BLOCKS && !opt.sack[..n].contains(&block) {
+            if !opt.sack[..n].contains(&block) {
                 opt.sack[n] = block;
                 opt.nsack += 1;
             }
@@ -325,6 +333,48 @@ impl TcpReceiver {
         match self.delack_deadline {
             Some(d) if d <= now => Some(self.send_ack()),
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The interval set agrees with a byte-by-byte model under any arrival order.
+        #[test]
+        fn reassembly_matches_a_bytewise_model(
+            arrivals in prop::collection::vec((0u64..60, 1u64..8), 0..80),
+        ) {
+            let mut r = Reassembly::default();
+            let mut held = [false; 80];
+            for (seq, len) in arrivals {
+                let end = (seq + len).min(80);
+                let before = r.rcv_nxt();
+                let delivered = r.insert(seq, end);
+                for b in &mut held[seq as usize..end as usize] {
+                    *b = true;
+                }
+                let rcv_nxt = held.iter().position(|&b| !b).unwrap_or(80) as u64;
+                prop_assert_eq!(r.rcv_nxt(), rcv_nxt);
+                prop_assert_eq!(delivered, rcv_nxt - before);
+                let ooo = held[rcv_nxt as usize..].iter().filter(|&&b| b).count() as u64;
+                prop_assert_eq!(r.ooo_bytes(), ooo);
+                prop_assert_eq!(r.has_gap(), ooo > 0);
+                for s in 0..79u64 {
+                    prop_assert_eq!(r.has(s, 1), held[s as usize]);
+                    prop_assert_eq!(r.has(s, 2), held[s as usize] && held[s as usize + 1]);
+                    let block = r.ooo_block(s);
+                    prop_assert_eq!(block.is_some(), s >= rcv_nxt && held[s as usize]);
+                    if let Some((a, b)) = block {
+                        prop_assert!(held[a as usize..b as usize].iter().all(|&x| x));
+                        prop_assert!(a == 0 || !held[a as usize - 1]);
+                        prop_assert!(b == 80 || !held[b as usize]);
+                    }
+                }
+            }
         }
     }
 }
