@@ -21,7 +21,7 @@ BENCH_PY := $(wildcard bench)
 
 export PYO3_PYTHON := $(abspath $(PY))
 
-.PHONY: all test demo bench bench-compare lint fmt clean distclean build venv
+.PHONY: all test demo bench bench-compare doc-tables reproduce-check lint fmt clean distclean build venv
 
 all: build
 
@@ -68,6 +68,12 @@ bench: build
 BASE ?= 4ae1f03
 bench-compare: build
 	$(PY) bench/compare_builds.py --base $(BASE)
+
+doc-tables: build
+	$(PY) -m radiotcp.doctables
+
+reproduce-check: build
+	$(PY) -m radiotcp.doctables --check
 
 fmt: $(DEPS_STAMP)
 	cargo fmt --all

@@ -131,6 +131,55 @@ class Report(BaseModel):
     )
 
 
+class DocTable(BaseModel):
+    """A table of docs/reproductions.md generated from this recipe's results
+    (`radiotcp.doctables`): one row per value (or combination) of `rows`, and either one column
+    per value of `cols` with the `cell` template, or the `columns` list of (header, template).
+
+    Templates substitute `{metric|spec}` with the point's mean formatted by the format spec
+    (`{goodput_kbps|.1f}`), `{metric.ci90|spec}` with its 90% half-width; a NaN prints as "-".
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    rows: list[str] = Field(description="Sweep keys whose values identify a row.")
+    row_header: str = Field("", description="Header of the row label column.")
+    row_names: dict[str, str] = Field(
+        default_factory=dict,
+        description="Display names of rows, keyed by the key values joined by spaces; rows not "
+        "named are shown by their values. With `row_order`, only the listed rows, in order.",
+    )
+    row_order: list[str] = Field(default_factory=list)
+    cols: list[str] = Field(default_factory=list, description="Pivot keys: one column each.")
+    col_names: dict[str, str] = Field(
+        default_factory=dict, description="Headers of the pivot columns, by joined values."
+    )
+    col_order: list[str] = Field(default_factory=list)
+    cell: str = Field("", description="Template of a pivot cell.")
+    columns: list[tuple[str, str]] = Field(
+        default_factory=list, description="Without `cols`: (header, template) per column."
+    )
+    where: dict[str, Any] = Field(default_factory=dict)
+    baseline: str | None = Field(
+        None, description="Take the points of this [[baselines]] entry instead of the sweep's."
+    )
+    prepend_baseline: str | None = Field(
+        None,
+        description="Rows of this [[baselines]] entry first (named by `baseline_name`), then "
+        "the sweep's; the baseline's points match pivot columns by the `cols` keys they have.",
+    )
+    baseline_name: str = "baseline"
+
+    @model_validator(mode="after")
+    def _shape(self) -> DocTable:
+        if self.cols and not self.cell:
+            raise ValueError(f"tables.{self.id}: `cols` needs `cell`")
+        if not self.cols and not self.columns:
+            raise ValueError(f"tables.{self.id}: needs `cols` and `cell`, or `columns`")
+        return self
+
+
 class Recipe(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -141,6 +190,7 @@ class Recipe(BaseModel):
     baselines: list[Baseline] = Field(default_factory=list)
     figures: list[Figure] = Field(default_factory=list)
     report: Report = Field(default_factory=Report)
+    tables: list[DocTable] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _references(self) -> Recipe:
@@ -164,6 +214,10 @@ class Recipe(BaseModel):
                 raise ValueError(f"figures.{f.file}: kind = {f.kind} needs panels")
             if f.kind == "trace_compare" and not f.traces:
                 raise ValueError(f"figures.{f.file}: kind = trace_compare needs traces")
+        for t in self.tables:
+            for ref in (t.baseline, t.prepend_baseline):
+                if ref is not None and ref not in labels:
+                    raise ValueError(f"tables.{t.id}: baseline {ref!r}: expected one of {labels}")
         return self
 
 
@@ -378,6 +432,51 @@ def _trace_histogram(base: Any, common: Mapping[str, Any], f: Figure) -> Any:
     return plots.plot_histograms(panels, _TRACE_UNITS.get(f.trace, f.trace))
 
 
+def run_recipe(
+    recipe: Recipe,
+    rdir: Path,
+    store: Store,
+    *,
+    runs: int | None = None,
+    jobs: int | None = None,
+    cluster: Any = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[SweepSpec, SweepResult, dict[str, SweepResult]]:
+    """Run (or read from the store) a recipe's sweep and its baselines.
+
+    ``runs`` replaces the recipe's replications (the sweep is then stored under
+    ``<name>-runs<N>`` so it never mixes with the full one).
+    """
+    sweep_raw = dict(recipe.sweep)
+    sweep_raw.setdefault("name", recipe.name)
+    if runs is not None:
+        sweep_raw["runs"] = runs
+        sweep_raw["name"] = f"{recipe.name}-runs{runs}"
+    try:
+        spec = SweepSpec.model_validate(sweep_raw)
+    except ValidationError as e:
+        raise ConfigError("sweep", recipe.name, f"a valid sweep table ({e})") from None
+    result = run_sweep(spec, rdir, store, jobs=jobs, cluster=cluster, progress=progress)
+    baselines: dict[str, SweepResult] = {}
+    for b in recipe.baselines:
+        try:
+            bspec = SweepSpec.model_validate(
+                {
+                    **spec.model_dump(),
+                    "name": f"{spec.name}--{b.label}",
+                    "set": {**spec.set, **b.set},
+                    "grid": b.grid,
+                    "zip": {},
+                }
+            )
+        except ValidationError as e:
+            raise ConfigError(f"baselines.{b.label}", recipe.name, f"a valid sweep ({e})") from None
+        baselines[b.label] = run_sweep(
+            bspec, rdir, store, jobs=jobs, cluster=cluster, progress=progress
+        )
+    return spec, result, baselines
+
+
 def reproduce(
     name: str,
     out: Path,
@@ -397,33 +496,10 @@ def reproduce(
     from . import plots
 
     recipe, rdir = find_recipe(name, dirs)
-    sweep_raw = dict(recipe.sweep)
-    sweep_raw.setdefault("name", recipe.name)
-    if runs is not None:
-        sweep_raw["runs"] = runs
-        sweep_raw["name"] = f"{recipe.name}-runs{runs}"
-    try:
-        spec = SweepSpec.model_validate(sweep_raw)
-    except ValidationError as e:
-        raise ConfigError("sweep", recipe.name, f"a valid sweep table ({e})") from None
-    result = run_sweep(spec, rdir, store, jobs=jobs, cluster=cluster, progress=progress)
-    rep = Reproduction(recipe, out, result)
-    for b in recipe.baselines:
-        try:
-            bspec = SweepSpec.model_validate(
-                {
-                    **spec.model_dump(),
-                    "name": f"{spec.name}--{b.label}",
-                    "set": {**spec.set, **b.set},
-                    "grid": b.grid,
-                    "zip": {},
-                }
-            )
-        except ValidationError as e:
-            raise ConfigError(f"baselines.{b.label}", recipe.name, f"a valid sweep ({e})") from None
-        rep.baselines[b.label] = run_sweep(
-            bspec, rdir, store, jobs=jobs, cluster=cluster, progress=progress
-        )
+    spec, result, baselines = run_recipe(
+        recipe, rdir, store, runs=runs, jobs=jobs, cluster=cluster, progress=progress
+    )
+    rep = Reproduction(recipe, out, result, baselines=baselines)
     out.mkdir(parents=True, exist_ok=True)
     _write_csv(out / "runs.csv", result.rows())
     _write_csv(out / "points.csv", result.points())

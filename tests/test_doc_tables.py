@@ -1,0 +1,80 @@
+"""The tables of docs/reproductions.md are generated from the recipes' results
+(radiotcp.doctables): the rendering, the rewriting, and a check that the document holds what
+the quick recipes produce now (the whole document: `make reproduce-check`)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from radiotcp.doctables import DEFAULT_DOC, blocks, compute, render, update
+from radiotcp.errors import ConfigError
+from radiotcp.reproduce import DocTable, find_recipe
+from radiotcp.store import Store
+
+# Recipes whose sweeps take seconds: checked on every `make test`.
+QUICK = ["bs-variation", "bs-spike", "modern-tcp-bs", "is707-cycles"]
+
+POINTS = [
+    {"a": 1, "b": True, "m": 1.234, "m.ci90": 0.1},
+    {"a": 1, "b": False, "m": 2.0, "m.ci90": math.nan},
+    {"a": 2, "b": True, "m": math.nan, "m.ci90": math.nan},
+]
+
+
+def test_pivot_tables_name_rows_and_columns_and_print_nan_as_a_dash():
+    t = DocTable(
+        id="t",
+        rows=["a"],
+        row_header="a",
+        row_names={"1": "one"},
+        cols=["b"],
+        col_names={"true": "on", "false": "off"},
+        col_order=["true", "false"],
+        cell="{m|.1f} ± {m.ci90|.2f}",
+    )
+    assert render(t, POINTS) == (
+        "| a | on | off |\n|---|---|---|\n| one | 1.2 ± 0.10 | 2.0 ± - |\n| 2 | - ± - | - |\n"
+    )
+
+
+def test_column_tables_follow_row_order_and_where():
+    t = DocTable(
+        id="t",
+        rows=["a", "b"],
+        row_order=["1 false", "1 true"],
+        columns=[("m", "{m|.2f}")],
+        where={"a": 1},
+    )
+    assert render(t, POINTS) == "|  | m |\n|---|---|\n| 1 false | 2.00 |\n| 1 true | 1.23 |\n"
+    with pytest.raises(ConfigError):
+        render(DocTable(id="t", rows=["a"], row_order=["3"], columns=[("m", "{m|g}")]), POINTS)
+
+
+def test_update_rewrites_only_the_blocks_it_has_and_reports_changes():
+    doc = (
+        "text\n<!-- table r/x (generated) -->\n| old |\n<!-- end table -->\nmore\n"
+        "<!-- table q/y (generated) -->\n| kept |\n<!-- end table -->\n"
+    )
+    assert blocks(doc) == [("r", "x"), ("q", "y")]
+    new, changed = update(doc, {("r", "x"): "| new |\n"})
+    assert changed == ["r/x"]
+    assert "| new |" in new and "| old |" not in new and "| kept |" in new
+    assert update(new, {("r", "x"): "| new |\n"})[1] == []
+    with pytest.raises(ConfigError):
+        update(doc, {("r", "z"): "| other |\n"})
+
+
+def test_every_table_block_names_a_table_its_recipe_defines():
+    for recipe, tid in blocks(DEFAULT_DOC.read_text(encoding="utf-8")):
+        r, _ = find_recipe(recipe)
+        assert tid in [t.id for t in r.tables], f"{recipe}/{tid}"
+
+
+def test_the_document_holds_what_the_quick_recipes_produce(tmp_path: Path):
+    with Store(tmp_path / "store.sqlite") as store:
+        tables = compute(QUICK, store, jobs=1)
+    _new, changed = update(DEFAULT_DOC.read_text(encoding="utf-8"), tables)
+    assert changed == [], f"run `make doc-tables`: {changed}"
