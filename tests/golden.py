@@ -65,6 +65,14 @@ POINTS: list[tuple[str, str, dict[str, Any], list[tuple[int, int]], bool]] = [
         True,
     ),
     ("umts-1", _UMTS, {}, [(1, 0), (2, 1)], True),
+    # The model's earlier radio loop (one TTI grid: 60 ms), kept as an option.
+    (
+        "umts-4-aligned-grid",
+        _UMTS,
+        {"flows.count": 4, "access.ue_tti_offset_ms": 0.0},
+        [(1, 0)],
+        False,
+    ),
     (
         "umts-4-linux-codel",
         _UMTS,

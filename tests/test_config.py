@@ -462,6 +462,16 @@ def test_timestamps_need_room_for_the_option_in_the_headers():
     assert ei.value.key == "tcp.prr"
 
 
+def test_none_on_the_command_line_is_the_value_none_where_a_choice_has_it():
+    cfg = load("scenarios/umts-384k.toml", ["access.downlink.model=none"])
+    assert cfg.access.downlink.model == "none"
+    cfg = load("scenarios/umts-384k.toml", ["access.ack_control.mode=None"])
+    assert cfg.access.ack_control.mode == "none"
+    # An optional key is still reset by none.
+    cfg = load("scenarios/umts-384k.toml", ["access.uplink={model = 'iid'}", "access.uplink=none"])
+    assert cfg.access.uplink is None
+
+
 def test_unknown_tcp_profile_names_the_allowed_ones():
     with pytest.raises(ConfigError) as ei:
         load(None, ["tcp.profile=ns3"])

@@ -836,6 +836,14 @@ class UmtsConfig(_Model):
         description="From the start of a PDU's TTI to its arrival at the peer RLC, ms; the "
         "radio round trip is twice this.",
     )
+    ue_tti_offset_ms: float | None = Field(
+        None,
+        ge=0.0,
+        description="How far the UE's TTI grid lies behind the RNC's, ms, in [0, tti_ms). "
+        "Unset: one_way_delay_ms mod tti_ms, so each side sends in the TTI in which the "
+        "other's PDUs arrive and the RLC loop is twice the one-way delay (50 ms); 0: one grid, "
+        "a 60 ms loop with the default delay (the model before this key).",
+    )
     downlink: ChannelConfig = Field(
         default_factory=ChannelConfig, description="Downlink block-error channel."
     )
@@ -856,6 +864,12 @@ class UmtsConfig(_Model):
         if self.pdu_payload_bytes <= self.li_bytes:
             raise _constraint(
                 "pdu_payload_bytes", self.pdu_payload_bytes, "more octets than li_bytes"
+            )
+        if self.ue_tti_offset_ms is not None and not self.ue_tti_offset_ms < self.tti_ms:
+            raise _constraint(
+                "ue_tti_offset_ms",
+                self.ue_tti_offset_ms,
+                "a time in [0, access.tti_ms) ms, or unset (one_way_delay_ms mod tti_ms)",
             )
         return self
 
@@ -1667,6 +1681,19 @@ def _legacy_key(key: str, value: Any) -> tuple[str, Any]:
     return key, value
 
 
+def _takes_literal_none(doc: Mapping[str, Any], key: str) -> bool:
+    """Whether `key` is a required choice that has "none" among its values (a channel model,
+    an ACK control mode, a fading model), so that `none` on the command line means that value."""
+    parts = key.split(".")
+    access = doc.get("access")
+    kinds = {"access": access.get("kind")} if isinstance(access, Mapping) else {}
+    cls = _model_at([int(p) if p.isdigit() else p for p in parts[:-1]], kinds)
+    if cls is None or parts[-1] not in cls.model_fields:
+        return False
+    ann = cls.model_fields[parts[-1]].annotation
+    return get_origin(ann) is Literal and "none" in get_args(ann)
+
+
 def _apply(
     raw: Mapping[str, Any], overrides: Sequence[str] | Mapping[str, Any] | None
 ) -> tuple[dict[str, Any], list[ConfigError]]:
@@ -1683,8 +1710,12 @@ def _apply(
                 items.append(parse_override(item))
             except ConfigError as e:
                 problems.extend(e.problems)
+    from_text = not isinstance(overrides, Mapping)
     for key, value in items:
         key, value = _legacy_key(key, value)
+        if value is None and from_text and _takes_literal_none(doc, key):
+            # `--set access.downlink.model=none`: the key's own value "none", not "unset".
+            value = "none"
         try:
             _set_path(doc, key, value)
         except ConfigError as e:

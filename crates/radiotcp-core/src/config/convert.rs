@@ -105,6 +105,16 @@ pub fn receiver_params(c: &TcpConfig) -> ReceiverParams {
     }
 }
 
+/// The UE's TTI offset from the RNC's: the configured one, or one-way delay mod TTI (see
+/// `UmtsConfig::ue_tti_offset_ms`), in whole nanoseconds.
+pub fn ue_tti_offset(r: &UmtsConfig) -> Time {
+    let tti = millis(r.tti_ms);
+    match r.ue_tti_offset_ms {
+        Some(o) => millis(o) % tti.max(1),
+        None => millis(r.one_way_delay_ms) % tti.max(1),
+    }
+}
+
 /// One direction of a wired link: `loss_rate` for data, `ack_loss_rate` for ACKs.
 pub fn link_dir_params(c: &LinkConfig, dir: Dir) -> LinkDirParams {
     LinkDirParams {

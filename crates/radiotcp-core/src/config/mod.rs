@@ -217,6 +217,12 @@ pub struct UmtsConfig {
     /// From the start of the TTI a PDU is sent in to its arrival at the peer RLC; the radio
     /// round trip is twice this (50 ms in the papers).
     pub one_way_delay_ms: f64,
+    /// How far the UE's TTI grid lies behind the RNC's, in [0, tti_ms). `None` (the default):
+    /// `one_way_delay_ms` mod `tti_ms`, so that each side sends in the TTI in which the other
+    /// side's PDUs arrive and the RLC round trip is twice the one-way delay (50 ms with the
+    /// papers' 25 ms); 0: one grid for both, where a STATUS waits for the next TTI and the
+    /// loop is 60 ms (the model before this key existed).
+    pub ue_tti_offset_ms: Option<f64>,
     /// Downlink block-error channel (one state per TTI).
     pub downlink: ChannelConfig,
     /// Uplink channel; `None` = the downlink's parameters with an independent chain.
@@ -446,6 +452,7 @@ impl Default for UmtsConfig {
             pdu_payload_bytes: 40,
             li_bytes: 1,
             one_way_delay_ms: 25.0,
+            ue_tti_offset_ms: None,
             downlink: ChannelConfig {
                 model: ChannelKind::Markov,
                 fer: 0.1,
@@ -1284,6 +1291,14 @@ impl UmtsConfig {
             "an integer greater than access.li_bytes (>= 1)",
         )?;
         delay_ms("access.one_way_delay_ms", self.one_way_delay_ms)?;
+        if let Some(o) = self.ue_tti_offset_ms {
+            check(
+                o.is_finite() && o >= 0.0 && o < self.tti_ms,
+                "access.ue_tti_offset_ms",
+                o,
+                "a time in [0, access.tti_ms) ms, or unset (one_way_delay_ms mod tti_ms)",
+            )?;
+        }
         self.downlink.validate("access.downlink")?;
         if let Some(u) = &self.uplink {
             u.validate("access.uplink")?;

@@ -105,7 +105,7 @@ impl Node {
     /// frame slot.
     pub fn start(&mut self, ctx: &mut Ctx) {
         match self {
-            Node::Umts(_) => UmtsNode::start(ctx),
+            Node::Umts(n) => n.start(ctx),
             Node::Rlp(_) => RlpNode::start(ctx),
             Node::Lte(_) => LteNode::start(ctx),
             Node::Host(_) | Node::Router(_) => {}

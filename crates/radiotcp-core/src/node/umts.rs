@@ -25,8 +25,11 @@ use super::{Ctx, NodeEvent};
 
 #[derive(Debug, Clone)]
 pub enum UmtsEvent {
-    /// A transmission time interval begins.
+    /// A transmission time interval begins (the RNC's; the UE's too when the grids are
+    /// aligned).
     Tti,
+    /// The UE's transmission time interval, when its grid is offset from the RNC's.
+    UeTti,
     /// PDUs of one TTI reach the UE (`to_ue`) or the RNC.
     RadioArrive { to_ue: bool, pdus: Vec<Pdu> },
     /// The ACK rate control's id_timer.
@@ -39,6 +42,8 @@ pub struct UmtsParams {
     pub tti: Time,
     pub pdus_per_tti: u32,
     pub one_way_delay: Time,
+    /// The UE's TTIs begin this long after the RNC's (0: the same grid).
+    pub ue_tti_offset: Time,
 }
 
 pub struct UmtsNode {
@@ -49,6 +54,8 @@ pub struct UmtsNode {
     dl: Channel,
     ul: Channel,
     tti: Time,
+    /// Offset of the UE's TTI grid from the RNC's (0: one grid).
+    ue_offset: Time,
     /// The DCH's grant every TTI: a fixed number of PDUs (the transport format).
     grant: TxOpportunity,
     delay: Time,
@@ -81,6 +88,7 @@ impl UmtsNode {
                 tti,
                 pdus_per_tti: r.pdus_per_tti,
                 one_way_delay: millis(r.one_way_delay_ms),
+                ue_tti_offset: config::ue_tti_offset(r),
             },
             Channel::new(config::channel_model(&r.downlink), rng(0)),
             Channel::new(config::channel_model(ul_cfg), rng(1)),
@@ -104,6 +112,7 @@ impl UmtsNode {
             dl,
             ul,
             tti: p.tti,
+            ue_offset: p.ue_tti_offset,
             grant: TxOpportunity::Pdus(p.pdus_per_tti),
             delay: p.one_way_delay,
             discipline,
@@ -116,14 +125,18 @@ impl UmtsNode {
         }
     }
 
-    /// The first TTI, at time 0.
-    pub fn start(ctx: &mut Ctx) {
+    /// The first TTI, at time 0 (and the UE's first, at its offset).
+    pub fn start(&self, ctx: &mut Ctx) {
         ctx.schedule(0, NodeEvent::Umts(UmtsEvent::Tti));
+        if self.ue_offset > 0 {
+            ctx.schedule(self.ue_offset, NodeEvent::Umts(UmtsEvent::UeTti));
+        }
     }
 
     pub fn handle(&mut self, ctx: &mut Ctx, ev: UmtsEvent) {
         match ev {
             UmtsEvent::Tti => self.on_tti(ctx),
+            UmtsEvent::UeTti => self.on_ue_tti(ctx),
             UmtsEvent::RadioArrive { to_ue, pdus } => self.on_radio_arrive(ctx, to_ue, pdus),
             UmtsEvent::AckTimer { generation } => {
                 if self.ack_timer.fire(generation) {
@@ -147,11 +160,12 @@ impl UmtsNode {
     }
 
     /// One TTI: both channels advance whether or not anything is sent (model-specs §1.3), each
-    /// RLC entity fills its PDU slots, and a lost TTI loses all its PDUs.
+    /// RLC entity fills its PDU slots, and a lost TTI loses all its PDUs. With the UE's TTIs
+    /// offset (`ue_tti_offset` > 0) this is the RNC's TTI only; the UE's is [`Self::on_ue_tti`].
     fn on_tti(&mut self, ctx: &mut Ctx) {
         let now = ctx.now;
+        let aligned = self.ue_offset == 0;
         let dl_lost = self.dl.advance();
-        let ul_lost = self.ul.advance();
         self.discipline
             .advance(now, self.rnc.buffer_bytes() as f64 * 8.0);
         let discipline = &mut self.discipline;
@@ -171,30 +185,12 @@ impl UmtsNode {
             *total += n;
         }
         let dropped = self.rnc.take_dropped();
-        self.ue_rlc.take_dropped();
-        let ul = self.ue_rlc.poll_tti(now, self.grant);
-        let arrive = now + self.delay;
-        if !dl.is_empty() {
-            if dl_lost {
-                self.dl_ttis_lost += 1;
-            } else {
-                let ev = UmtsEvent::RadioArrive {
-                    to_ue: true,
-                    pdus: dl,
-                };
-                ctx.schedule(arrive, NodeEvent::Umts(ev));
-            }
-        }
-        if !ul.is_empty() {
-            if ul_lost {
-                self.ul_ttis_lost += 1;
-            } else {
-                let ev = UmtsEvent::RadioArrive {
-                    to_ue: false,
-                    pdus: ul,
-                };
-                ctx.schedule(arrive, NodeEvent::Umts(ev));
-            }
+        // Aligned grids: the UE's TTI is this one (the order of the steps and of the events
+        // scheduled is that of the single-grid model, kept bit for bit).
+        let ul = aligned.then(|| self.ue_poll(now));
+        self.send_radio(ctx, true, dl, dl_lost);
+        if let Some((ul, ul_lost)) = ul {
+            self.send_radio(ctx, false, ul, ul_lost);
         }
         ctx.schedule(now + self.tti, NodeEvent::Umts(UmtsEvent::Tti));
         // A TTI is an event of the ACK rate control too (access.ack_control.release).
@@ -207,6 +203,37 @@ impl UmtsNode {
         for pkt in dropped {
             ctx.probe.drop(now, &pkt);
         }
+    }
+
+    /// The UE's TTI when its grid is offset from the RNC's.
+    fn on_ue_tti(&mut self, ctx: &mut Ctx) {
+        let (ul, ul_lost) = self.ue_poll(ctx.now);
+        self.send_radio(ctx, false, ul, ul_lost);
+        ctx.schedule(ctx.now + self.tti, NodeEvent::Umts(UmtsEvent::UeTti));
+    }
+
+    /// The UE side of a TTI: the uplink channel's state, and the PDUs its RLC sends.
+    fn ue_poll(&mut self, now: Time) -> (Vec<Pdu>, bool) {
+        let ul_lost = self.ul.advance();
+        self.ue_rlc.take_dropped();
+        (self.ue_rlc.poll_tti(now, self.grant), ul_lost)
+    }
+
+    /// PDUs sent in a TTI reach the other end one way later, unless the TTI is lost.
+    fn send_radio(&mut self, ctx: &mut Ctx, to_ue: bool, pdus: Vec<Pdu>, lost: bool) {
+        if pdus.is_empty() {
+            return;
+        }
+        if lost {
+            if to_ue {
+                self.dl_ttis_lost += 1;
+            } else {
+                self.ul_ttis_lost += 1;
+            }
+            return;
+        }
+        let ev = UmtsEvent::RadioArrive { to_ue, pdus };
+        ctx.schedule(ctx.now + self.delay, NodeEvent::Umts(ev));
     }
 
     fn on_radio_arrive(&mut self, ctx: &mut Ctx, to_ue: bool, pdus: Vec<Pdu>) {
