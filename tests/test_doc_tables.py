@@ -53,6 +53,28 @@ def test_column_tables_follow_row_order_and_where():
         render(DocTable(id="t", rows=["a"], row_order=["3"], columns=[("m", "{m|g}")]), POINTS)
 
 
+def test_scaled_fields_per_ue_rows_and_a_baseline_last():
+    pts = [
+        {"s": "basic", "g": 2500.0, "lte.ues.0.goodput": 1000.0, "lte.ues.1.goodput": 1500.0},
+        {"s": "opt", "g": 3000.0, "lte.ues.0.goodput": 1200.0, "lte.ues.1.goodput": 1800.0},
+    ]
+    t = DocTable(id="t", rows=["ue"], cols=["s"], cell="{goodput*0.001|.1f}", per_ue=True)
+    assert render(t, pts) == (
+        "|  | basic | opt |\n|---|---|---|\n| 1 | 1.0 | 1.2 |\n| 2 | 1.5 | 1.8 |\n"
+    )
+    t = DocTable(
+        id="t",
+        rows=["s"],
+        columns=[("Mb/s", "{g*1e-3|.2f}")],
+        prepend_baseline="b",
+        baseline_name="ref",
+        baseline_last=True,
+    )
+    assert render(t, pts, [{"g": 1000.0}]) == (
+        "|  | Mb/s |\n|---|---|\n| basic | 2.50 |\n| opt | 3.00 |\n| ref | 1.00 |\n"
+    )
+
+
 def test_update_rewrites_only_the_blocks_it_has_and_reports_changes():
     doc = (
         "text\n<!-- table r/x (generated) -->\n| old |\n<!-- end table -->\nmore\n"

@@ -75,15 +75,42 @@ def test_bad_point_value_names_key_and_point(tmp_path):
     assert "point 1" in e.value.allowed
 
 
-def test_seeds_depend_on_point_not_on_the_rest_of_the_grid():
-    p = {"flows.count": 3, "links.1.queue.limit_packets": 40}
-    assert derive_seed(1, p) == derive_seed(1, dict(reversed(list(p.items()))))
-    assert derive_seed(1, p) != derive_seed(2, p)
-    assert derive_seed(1, p) != derive_seed(1, {**p, "flows.count": 1})
-    assert 0 <= derive_seed(1, p) < 2**63
+def test_seeds_depend_on_the_configuration_not_on_the_grid_or_the_names():
+    c = {"flows": {"count": 3}, "links": [{"queue": {"limit_packets": 40}}]}
+    assert derive_seed(1, c) == derive_seed(1, dict(reversed(list(c.items()))))
+    assert derive_seed(1, c) != derive_seed(2, c)
+    assert derive_seed(1, c) != derive_seed(1, {**c, "flows": {"count": 1}})
+    assert 0 <= derive_seed(1, c) < 2**63
     small = {r.key: r.seed for r in plan(spec(grid={"flows.count": [3]}), REPO)}
     big = {r.key: r.seed for r in plan(spec(grid={"flows.count": [1, 3]}), REPO)}
     assert set(small.items()) <= set(big.items())
+    # The same configuration through `set`, or a zip with a label: the same seeds.
+    s = {"flows.start_jitter_s": 1.0, "simulation.duration_s": 20.0}
+    via_set = plan(spec(set={**s, "flows.count": 3}, grid={}), REPO)
+    via_zip = plan(spec(set=s, grid={}, zip={"_name": ["three"], "flows.count": [3]}), REPO)
+    seeds = {r.seed for r in via_set} | {r.seed for r in via_zip} | set(small.values())
+    assert len(seeds) == 1
+    assert [r.key for r in via_set] == [r.key for r in via_zip] == list(small)
+    other = plan(spec(set={**s, "flows.count": 2}, grid={}), REPO)
+    assert other[0].seed not in seeds
+
+
+def test_zips_cross_each_other_and_labels_are_not_settings(tmp_path):
+    s = spec(
+        grid={"flows.count": [1, 2]},
+        zip={"links.1.queue.limit_packets": [10, 40]},
+        zips=[{"_name": ["slow", "fast"], "links.1.rate_kbps": [500.0, 2000.0]}],
+    )
+    pts = expand_points(s)
+    assert len(pts) == 2 * 2 * 2
+    pairs = {(p["_name"], p["links.1.rate_kbps"]) for p in pts}
+    assert pairs == {("slow", 500.0), ("fast", 2000.0)}
+    runs = plan(s, REPO)
+    assert all("_name" not in r.config for r in runs)
+    with pytest.raises(ValueError, match="keys on two axes"):
+        spec(zip={"flows.count": [1]}, zips=[])
+    with pytest.raises(ValueError, match="same length"):
+        spec(zips=[{"_a": [1, 2], "flows.count": [1]}])
 
 
 def test_run_key_covers_config_seed_index_and_version():

@@ -32,7 +32,7 @@ from .reproduce import DocTable, Recipe, _same, find_recipe, run_recipe
 from .store import Store
 from .sweep import SweepResult
 
-__all__ = ["BLOCK", "blocks", "compute", "main", "render", "update"]
+__all__ = ["BLOCK", "blocks", "compute", "main", "per_ue", "render", "update"]
 
 # python/radiotcp/doctables.py -> the repository root (the package is installed editable).
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +45,10 @@ BLOCK = re.compile(
     r"(<!-- end table -->)",
     re.S,
 )
-_FIELD = re.compile(r"\{(?P<metric>[A-Za-z0-9_.:-]+)\|(?P<spec>[^}]*)\}")
+_FIELD = re.compile(
+    r"\{(?P<metric>[A-Za-z0-9_.:-]+)(?:\*(?P<scale>[0-9.eE+-]+))?\|(?P<spec>[^}]*)\}"
+)
+_UE = re.compile(r"^lte\.ues\.(?P<i>[0-9]+)\.(?P<field>.+)$")
 
 
 def blocks(text: str) -> list[tuple[str, str]]:
@@ -65,6 +68,8 @@ def _fill(template: str, point: Mapping[str, Any]) -> str:
         v = point.get(m["metric"], math.nan)
         if not isinstance(v, int | float) or not math.isfinite(v):
             return "-"
+        if m["scale"]:
+            v = v * float(m["scale"])
         return format(v, m["spec"])
 
     return _FIELD.sub(sub, template)
@@ -80,10 +85,29 @@ def _key(point: Mapping[str, Any], keys: Sequence[str]) -> str | None:
     return " ".join(_value_name(point[k]) for k in keys)
 
 
+def per_ue(points: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each LTE point as one point per UE: its `lte.ues.I.FIELD` values as `FIELD`, `ue` = I + 1,
+    and the point's other keys (parameters and cell metrics)."""
+    out: list[dict[str, Any]] = []
+    for p in points:
+        ues: dict[int, dict[str, Any]] = {}
+        rest: dict[str, Any] = {}
+        for k, v in p.items():
+            m = _UE.match(k)
+            if m:
+                ues.setdefault(int(m["i"]), {})[m["field"]] = v
+            else:
+                rest[k] = v
+        out.extend({**rest, **fields, "ue": i + 1} for i, fields in sorted(ues.items()))
+    return out
+
+
 def render(
     t: DocTable, points: Sequence[Mapping[str, Any]], before: Sequence[Mapping[str, Any]] = ()
 ) -> str:
     """The markdown of table `t` from the sweep's `points` (and baseline `before` rows)."""
+    if t.per_ue:
+        points, before = per_ue(points), per_ue(before)
     pts = [p for p in points if _matches(p, t.where)]
     # Rows in the order of first appearance (or `row_order`), each mapping column -> point.
     rows: dict[str, dict[str, Mapping[str, Any]]] = {}
@@ -103,6 +127,8 @@ def render(
         if missing:
             raise ConfigError(f"tables.{t.id}.row_order", missing[0], f"one of {list(rows)}")
         order = ([t.baseline_name] if before else []) + list(t.row_order)
+    if before and t.baseline_last:
+        order = [r for r in order if r != t.baseline_name] + [t.baseline_name]
     if t.cols:
         cols = t.col_order or list(dict.fromkeys(k for r in rows.values() for k in r if k != ""))
         header = [t.row_header, *(t.col_names.get(c, c) for c in cols)]

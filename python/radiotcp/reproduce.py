@@ -137,7 +137,10 @@ class DocTable(BaseModel):
     per value of `cols` with the `cell` template, or the `columns` list of (header, template).
 
     Templates substitute `{metric|spec}` with the point's mean formatted by the format spec
-    (`{goodput_kbps|.1f}`), `{metric.ci90|spec}` with its 90% half-width; a NaN prints as "-".
+    (`{goodput_kbps|.1f}`), `{metric.ci90|spec}` with its 90% half-width, `{metric*k|spec}`
+    with the value times k (`{lte.goodput_kbps*0.001|.1f}` for Mb/s); a NaN prints as "-".
+    With `per_ue`, every point of an LTE run becomes one point per UE: the UE's fields
+    (`lte.ues.I.FIELD`) as `FIELD`, its number (from 1) as `ue`, and the point's parameters.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -170,6 +173,8 @@ class DocTable(BaseModel):
         "the sweep's; the baseline's points match pivot columns by the `cols` keys they have.",
     )
     baseline_name: str = "baseline"
+    baseline_last: bool = Field(False, description="The `prepend_baseline` rows last, not first.")
+    per_ue: bool = Field(False, description="One point per UE of each LTE point (rows `ue`).")
 
     @model_validator(mode="after")
     def _shape(self) -> DocTable:
@@ -467,6 +472,7 @@ def run_recipe(
                     "set": {**spec.set, **b.set},
                     "grid": b.grid,
                     "zip": {},
+                    "zips": [],
                 }
             )
         except ValidationError as e:

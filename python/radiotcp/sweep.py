@@ -1,11 +1,12 @@
 """Parameter sweeps with replications: expansion, seeds, execution, resumption, aggregation.
 
-A sweep is a base scenario, fixed settings (``set``), a cartesian grid (``grid``) and zipped
-lists (``zip``, one more axis whose lists advance together), and ``runs`` replications per
-point. Run ``r`` of a point uses the seed derived from (base seed, the point's parameters)
-and run index ``r``: the same point always gets the same seeds whatever else the grid holds,
-and every run is stored in the results store under a key of its full configuration, so a
-repeated or interrupted sweep computes only what is missing.
+A sweep is a base scenario, fixed settings (``set``), a cartesian grid (``grid``), zipped
+lists (``zip`` and ``zips``, axes whose lists advance together), and ``runs`` replications per
+point. Run ``r`` of a point uses the seed derived from (base seed, the point's resolved
+configuration) and run index ``r``: the same configuration gets the same seeds whatever grid,
+sweep or recipe it appears in, so it gives the same numbers everywhere. Every run is stored
+in the results store under a key of its full configuration, so a repeated or interrupted
+sweep computes only what is missing.
 
 Execution is local (a process pool over all cores by default, or in-process with
 ``jobs=1``) or on a Dask cluster (``cluster=`` a scheduler address or a ``Client``); the
@@ -73,20 +74,28 @@ class SweepSpec(BaseModel):
         default_factory=dict,
         description="Lists of equal length taken together as one more axis of the grid.",
     )
+    zips: list[dict[str, list[Any]]] = Field(
+        default_factory=list,
+        description="More zipped axes, each like `zip` (e.g. configurations x one factor at a "
+        "time). In any axis a key starting with '_' is a label of the point, not a setting.",
+    )
 
     @model_validator(mode="after")
     def _axes(self) -> SweepSpec:
         for k, v in self.grid.items():
             if not v:
                 raise ValueError(f"grid.{k}: expected a non-empty list of values")
-        lengths = {k: len(v) for k, v in self.zip.items()}
-        if len(set(lengths.values())) > 1:
-            raise ValueError(f"zip: all lists must have the same length, got {lengths}")
-        if self.zip and not next(iter(lengths.values())):
-            raise ValueError("zip: lists must not be empty")
-        both = set(self.grid) & set(self.zip)
-        if both:
-            raise ValueError(f"keys both in grid and zip: {sorted(both)}")
+        seen = set(self.grid)
+        for name, z in [("zip", self.zip)] + [(f"zips.{i}", z) for i, z in enumerate(self.zips)]:
+            lengths = {k: len(v) for k, v in z.items()}
+            if len(set(lengths.values())) > 1:
+                raise ValueError(f"{name}: all lists must have the same length, got {lengths}")
+            if z and not next(iter(lengths.values())):
+                raise ValueError(f"{name}: lists must not be empty")
+            both = seen & set(z)
+            if both:
+                raise ValueError(f"keys on two axes ({name}): {sorted(both)}")
+            seen |= set(z)
         return self
 
 
@@ -131,12 +140,14 @@ def load_sweep(
 
 
 def expand_points(spec: SweepSpec) -> list[dict[str, Any]]:
-    """The sweep's points: the cartesian product of the grid axes (in file order) and the zip
-    axis, each point a dict of dotted key -> value. No axes: one point with no parameters."""
+    """The sweep's points: the cartesian product of the grid axes (in file order), the zip
+    axis and the `zips` axes, each point a dict of dotted key -> value. No axes: one point with
+    no parameters."""
     axes: list[list[dict[str, Any]]] = [[{k: v} for v in vals] for k, vals in spec.grid.items()]
-    if spec.zip:
-        n = len(next(iter(spec.zip.values())))
-        axes.append([{k: vals[i] for k, vals in spec.zip.items()} for i in range(n)])
+    for z in [spec.zip, *spec.zips]:
+        if z:
+            n = len(next(iter(z.values())))
+            axes.append([{k: vals[i] for k, vals in z.items()} for i in range(n)])
     points = []
     for combo in itertools.product(*axes):
         p: dict[str, Any] = {}
@@ -152,9 +163,13 @@ def build_version() -> str:
     return f"{_core.version()}+{_core.source_hash()}"
 
 
-def derive_seed(base_seed: int, params: Mapping[str, Any]) -> int:
-    """A point's seed: 63 bits of SHA-256 over (base seed, the point's parameters)."""
-    doc = json.dumps({"seed": base_seed, "params": params}, sort_keys=True, default=str)
+def derive_seed(base_seed: int, config: Mapping[str, Any]) -> int:
+    """A point's seed: 63 bits of SHA-256 over (base seed, the point's resolved configuration).
+
+    The configuration, not the sweep's parameter names: a configuration reached through
+    different keys, grids or recipes (a baseline in two recipes, a `_label`ed row) gets the
+    same seeds and so the same results, and documents quoting it cannot disagree."""
+    doc = json.dumps({"seed": base_seed, "config": config}, sort_keys=True, default=str)
     return int.from_bytes(hashlib.sha256(doc.encode()).digest()[:8], "big") >> 1
 
 
@@ -180,7 +195,10 @@ def plan(spec: SweepSpec, base_dir: Path) -> list[PlannedRun]:
     problems: list[ConfigError] = []
     for i, params in enumerate(expand_points(spec)):
         try:
-            cfg = load(base, {**spec.set, **params})
+            # Keys starting with "_" label a point (names for tables and figures); they are
+            # parameters of the point (and of its seed) but not settings.
+            settings = {k: v for k, v in params.items() if not k.startswith("_")}
+            cfg = load(base, {**spec.set, **settings})
         except ConfigError as e:
             where = ", ".join(f"{k}={v!r}" for k, v in params.items()) or "the base"
             problems.extend(
@@ -190,7 +208,7 @@ def plan(spec: SweepSpec, base_dir: Path) -> list[PlannedRun]:
         config = to_dict(cfg)
         doc = to_core_json(cfg)
         canon = canonical(config)
-        seed = derive_seed(spec.seed, params)
+        seed = derive_seed(spec.seed, config)
         runs.extend(
             PlannedRun(run_key(canon, seed, r, version), i, params, config, doc, seed, r)
             for r in range(spec.runs)
