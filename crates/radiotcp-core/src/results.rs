@@ -159,6 +159,9 @@ pub struct BearerStats {
     pub max_buffer_sdus: u32,
     pub dl_ttis_lost: u64,
     pub ul_ttis_lost: u64,
+    /// Realised downlink frame error ratio over the measured interval: TTIs whose frame the
+    /// channel lost, over all TTIs (busy or not).
+    pub dl_fer: f64,
     pub dl_data_pdus_sent: u64,
     pub dl_data_pdus_retransmitted: u64,
     pub ul_data_pdus_sent: u64,

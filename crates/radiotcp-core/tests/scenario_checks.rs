@@ -252,26 +252,27 @@ fn umts_goodput_cannot_exceed_one_minus_fer_of_the_payload_rate() {
     use radiotcp_core::config::ChannelKind;
     for model in [ChannelKind::Iid, ChannelKind::Markov] {
         let mut c = umts(4, 120.0);
-        c.simulation.warmup_s = 10.0;
+        // Measured from t = 0: every byte delivered crossed the radio inside the interval, so
+        // the realised FER bounds the goodput exactly (no slack for the channel's noise).
+        c.simulation.warmup_s = 0.0;
         c.access.umts_mut().unwrap().downlink.model = model;
         c.access.umts_mut().unwrap().buffer.limit_sdus = 200;
-        let mut total = 0.0;
         for i in 0..4 {
             let r = run(&c, 5, i, &RunOptions::default()).unwrap();
-            total += r.flows.iter().map(|f| f.m.goodput_kbps).sum::<f64>();
+            let g: f64 = r.flows.iter().map(|f| f.m.goodput_kbps).sum();
+            let fer = r.bearer.as_ref().unwrap().dl_fer;
+            assert!((fer - 0.1).abs() < 0.03, "{model:?}: realised FER {fer}");
+            let bound = (1.0 - fer) * umts_payload_bound_kbps();
+            assert!(
+                g <= bound,
+                "{model:?} run {i}: goodput {g} above (1 - {fer}) x payload rate = {bound}"
+            );
+            // The bound is not loose: four flows and a 200-SDU buffer keep the bearer busy.
+            assert!(
+                g >= 0.9 * bound,
+                "{model:?} run {i}: goodput {g} far below {bound}"
+            );
         }
-        let g = total / 4.0;
-        let bound = 0.9 * umts_payload_bound_kbps();
-        // 4 x 110 s of 100 TTIs/s: the measured FER is within about 1% of 10% (relative),
-        // more for the slow-fading chain whose bursts last 14 TTIs on average.
-        assert!(
-            g <= bound * 1.03,
-            "{model:?}: goodput {g} above (1 - FER) x {bound}"
-        );
-        assert!(
-            g >= 0.75 * bound,
-            "{model:?}: goodput {g} far below {bound}"
-        );
     }
 }
 
@@ -313,31 +314,116 @@ fn umts_larger_buffer_raises_goodput_and_delay() {
 #[test]
 fn ack_rate_control_cuts_overflows_and_delay_in_the_4_flow_preset() {
     use radiotcp_core::config::AckControlMode;
-    let stats = |mode: AckControlMode| {
+    struct Mean {
+        over: f64,
+        delay: f64,
+        goodput: f64,
+        held: f64,
+        runs: Vec<(f64, f64)>,
+    }
+    let stats = |mode: AckControlMode, alpha: f64, minth: f64, maxth: f64, maxd: f64| {
         let mut c = umts(4, 60.0);
         c.flows.start_jitter_s = 1.0;
         let a = &mut c.access.umts_mut().unwrap().ack_control;
-        a.mode = mode;
-        a.minth_sdus = 0.0;
-        a.maxd_ms = 200.0;
-        a.alpha = 0.5;
-        let (mut over, mut delay, mut goodput) = (0.0, 0.0, 0.0f64);
+        (a.mode, a.alpha, a.minth_sdus, a.maxth_sdus, a.maxd_ms) =
+            (mode, alpha, minth, maxth, maxd);
+        let mut m = Mean {
+            over: 0.0,
+            delay: 0.0,
+            goodput: 0.0,
+            held: 0.0,
+            runs: vec![],
+        };
         for i in 0..5 {
             let r = run(&c, 21, i, &RunOptions::default()).unwrap();
-            over += r.bearer.as_ref().unwrap().drops["buffer_full"] as f64 / 5.0;
-            delay += r.flows.iter().map(|f| f.m.delay_mean_ms).sum::<f64>() / 4.0 / 5.0;
-            goodput += r.flows.iter().map(|f| f.m.goodput_kbps).sum::<f64>() / 5.0;
+            let b = r.bearer.as_ref().unwrap();
+            let g = r.flows.iter().map(|f| f.m.goodput_kbps).sum::<f64>();
+            let d = r.flows.iter().map(|f| f.m.delay_mean_ms).sum::<f64>() / 4.0;
+            m.over += b.drops["buffer_full"] as f64 / 5.0;
+            m.held += b.acks_delayed as f64 / 5.0;
+            m.delay += d / 5.0;
+            m.goodput += g / 5.0;
+            m.runs.push((g, d));
         }
-        (over, delay, goodput)
+        m
     };
-    // The claim: overflows fall substantially and so does the delay, here with the
-    // best configuration of the `ackrate-maxd` recipe for 4 flows (docs/reproductions.md:
-    // 292 kb/s and 404 ms against drop-tail's 282 kb/s and 1146 ms over 20 runs).
-    let (o_dt, d_dt, _) = stats(AckControlMode::None);
-    let (o_ar, d_ar, _) = stats(AckControlMode::Rate);
-    assert!(o_dt > 10.0, "drop-tail overflows {o_dt}");
-    assert!(o_ar < 0.25 * o_dt, "overflows {o_dt} -> {o_ar}");
-    assert!(d_ar < 0.6 * d_dt, "delay {d_dt} -> {d_ar}");
+    use AckControlMode::{Delay, None as Off, Rate};
+    let dt = stats(Off, 1.0, 20.0, 50.0, 500.0);
+    assert!(dt.over > 10.0, "drop-tail overflows {}", dt.over);
+    assert_eq!(dt.held, 0.0);
+    // Below minth t_id = 0: a control whose minth the 50-SDU buffer never reaches holds no
+    // ACK and changes nothing, run for run.
+    let idle = stats(Rate, 1.0, 60.0, 80.0, 500.0);
+    assert_eq!(idle.held, 0.0);
+    assert_eq!(idle.runs, dt.runs);
+    // The best configuration of the `ackrate-maxd` recipe for 4 flows (docs/reproductions.md,
+    // 20 runs: no overflows, a third of drop-tail's delay, the same goodput).
+    let tuned = stats(Rate, 0.5, 0.0, 50.0, 200.0);
+    assert!(
+        tuned.over < 0.05 * dt.over,
+        "overflows {} -> {}",
+        dt.over,
+        tuned.over
+    );
+    assert!(
+        tuned.delay < 0.5 * dt.delay,
+        "delay {} -> {}",
+        dt.delay,
+        tuned.delay
+    );
+    assert!(
+        tuned.goodput > 0.95 * dt.goodput,
+        "goodput {} -> {}",
+        dt.goodput,
+        tuned.goodput
+    );
+    // The paper's four selected configurations (Table 2) all act, and with 4 flows each cuts
+    // both the overflows and the delay (ackrate-table, 20 runs: overflows -26 % to -93 %,
+    // delay -14 % to -46 %), at some cost in goodput (at most -10 %); only the minth = 0 one
+    // nearly removes the overflows.
+    for (mode, alpha, minth, maxd) in [
+        (Delay, 0.0, 20.0, 500.0),
+        (Rate, 0.2, 10.0, 500.0),
+        (Rate, 1.0, 0.0, 1000.0),
+        (Rate, 0.5, 10.0, 800.0),
+    ] {
+        let s = stats(mode, alpha, minth, 50.0, maxd);
+        let what = format!("{mode:?} alpha {alpha} minth {minth} maxd {maxd}");
+        assert!(s.held > 100.0, "{what}: {} ACKs held", s.held);
+        assert!(
+            s.over < 0.85 * dt.over,
+            "{what}: overflows {} -> {}",
+            dt.over,
+            s.over
+        );
+        assert!(
+            s.delay < 0.9 * dt.delay,
+            "{what}: delay {} -> {}",
+            dt.delay,
+            s.delay
+        );
+        assert!(
+            s.goodput > 0.85 * dt.goodput,
+            "{what}: goodput {} -> {}",
+            dt.goodput,
+            s.goodput
+        );
+        if minth == 0.0 {
+            assert!(
+                s.over < 0.2 * dt.over,
+                "{what}: overflows {} -> {}",
+                dt.over,
+                s.over
+            );
+        } else {
+            assert!(
+                s.over > 0.5 * dt.over,
+                "{what}: overflows {} -> {}",
+                dt.over,
+                s.over
+            );
+        }
+    }
 }
 
 #[test]

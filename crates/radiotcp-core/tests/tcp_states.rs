@@ -278,11 +278,23 @@ fn reno_needs_more_than_one_recovery_for_two_losses_in_a_window() {
     h.start();
     h.run_ms(5000.0);
     let s = &h.snd().stats;
-    assert_eq!(s.retransmissions, 2);
-    assert!(
-        s.fast_retransmits + s.timeouts >= 2,
-        "Reno leaves recovery on the partial ACK: {s:?}"
+    // RFC 5681 §3.2 step 6: Reno leaves fast recovery on the first ACK of new data (here the
+    // partial ACK 12 * MSS), so the second hole needs its own three duplicates, a second fast
+    // retransmit and a second halving; NewReno (the test above) repairs both in one recovery.
+    assert_eq!(
+        (
+            s.retransmissions,
+            s.fast_retransmits,
+            s.timeouts,
+            s.cwnd_reductions
+        ),
+        (2, 2, 0, 2),
+        "{s:?}"
     );
+    // Segment 12 is not retransmitted on the partial ACK, but on the third duplicate of it.
+    let retx12 = h.sends_of(12)[1];
+    assert!(retx12 > nth_ack_arrival(&h, 12 * MSS, 0));
+    assert_eq!(retx12, nth_ack_arrival(&h, 12 * MSS, 3));
     assert_eq!(h.delivered(), h.rcv().rcv_nxt());
     h.assert_no_violations();
 }

@@ -66,6 +66,10 @@ pub struct UmtsNode {
     buffer_drops: [u64; BufferDrop::ALL.len()],
     dl_ttis_lost: u64,
     ul_ttis_lost: u64,
+    /// Downlink TTIs over the measured interval, and those whose frame the channel lost
+    /// (whether or not they carried PDUs): the realised FER.
+    dl_ttis_measured: u64,
+    dl_frames_lost_measured: u64,
     /// BO statistics over the measured interval.
     occupancy: Occupancy,
 }
@@ -121,6 +125,8 @@ impl UmtsNode {
             buffer_drops: [0; BufferDrop::ALL.len()],
             dl_ttis_lost: 0,
             ul_ttis_lost: 0,
+            dl_ttis_measured: 0,
+            dl_frames_lost_measured: 0,
             occupancy: Occupancy::default(),
         }
     }
@@ -166,6 +172,10 @@ impl UmtsNode {
         let now = ctx.now;
         let aligned = self.ue_offset == 0;
         let dl_lost = self.dl.advance();
+        if now >= ctx.probe.measure_from {
+            self.dl_ttis_measured += 1;
+            self.dl_frames_lost_measured += u64::from(dl_lost);
+        }
         self.discipline
             .advance(now, self.rnc.buffer_bytes() as f64 * 8.0);
         let discipline = &mut self.discipline;
@@ -331,6 +341,7 @@ impl UmtsNode {
             max_buffer_sdus: self.occupancy.max as u32,
             dl_ttis_lost: self.dl_ttis_lost,
             ul_ttis_lost: self.ul_ttis_lost,
+            dl_fer: self.dl_frames_lost_measured as f64 / self.dl_ttis_measured.max(1) as f64,
             dl_data_pdus_sent: self.rnc.stats.data_pdus_sent,
             dl_data_pdus_retransmitted: self.rnc.stats.data_pdus_retransmitted,
             ul_data_pdus_sent: self.ue_rlc.stats.data_pdus_sent,
