@@ -15,7 +15,15 @@ from radiotcp.reproduce import DocTable, find_recipe
 from radiotcp.store import Store
 
 # Recipes whose sweeps take seconds: checked on every `make test`.
-QUICK = ["bs-variation", "bs-spike", "modern-tcp-bs", "is707-cycles"]
+QUICK = [
+    "bs-variation",
+    "bs-spike",
+    "modern-tcp-bs",
+    "is707-cycles",
+    "umts-trace",
+    "sbd-fig2",
+    "aqm-traces",
+]
 
 POINTS = [
     {"a": 1, "b": True, "m": 1.234, "m.ci90": 0.1},
