@@ -197,9 +197,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config_args(p_val)
     p_val.set_defaults(func=cmd_validate)
 
+    from .cli_emulate import add_command as add_emulate
     from .cli_experiments import add_commands
 
     add_commands(sub)
+    add_emulate(sub)
     return parser
 
 
@@ -462,7 +464,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     err = Console(stderr=True)
     try:
         parser = build_parser()
+        argv = list(sys.argv[1:] if argv is None else argv)
+        # `radiotcp emulate ... -- COMMAND ...`: what follows `--` is the command, untouched
+        # (argparse would take it for the main parser's arguments).
+        tail: list[str] | None = None
+        if "emulate" in argv and "--" in argv and argv.index("emulate") < argv.index("--"):
+            cut = argv.index("--")
+            argv, tail = argv[:cut], argv[cut + 1 :]
         args = parser.parse_args(argv)
+        if tail is not None:
+            args.ue_command = list(getattr(args, "ue_command", None) or []) + tail
         return int(args.func(args, out, err))
     except ConfigError as e:
         # Plain writes: one physical line per problem, never wrapped to the terminal width.

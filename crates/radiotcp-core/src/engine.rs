@@ -134,6 +134,12 @@ impl<E> EventQueue<E> {
         Some((time, event))
     }
 
+    /// The time of the earliest pending event, if any.
+    #[inline]
+    pub fn peek_time(&self) -> Option<Time> {
+        self.heap.peek().map(|Reverse(key)| (key >> 64) as Time)
+    }
+
     /// Events taken off the queue so far.
     pub fn popped(&self) -> u64 {
         self.popped

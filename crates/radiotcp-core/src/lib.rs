@@ -10,6 +10,7 @@
 
 pub mod ack;
 pub mod config;
+pub mod emulate;
 pub mod engine;
 pub mod error;
 pub mod flatten;

@@ -284,6 +284,24 @@ impl<W: Write> PcapWriter<W> {
         Ok(())
     }
 
+    /// Appends one record of a raw IP packet (the emulation's real packets) at time `t`,
+    /// cut to the snaplen. Fails with `InvalidInput` if `t` exceeds the 32-bit seconds field.
+    pub fn write_raw(&mut self, t: Time, packet: &[u8]) -> io::Result<()> {
+        let ts_sec = u32::try_from(t / NS_PER_S)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "pcap: time past 2^32 s"))?;
+        let ts_usec = ((t % NS_PER_S) / 1_000) as u32;
+        let orig_len = packet.len() as u32;
+        let incl_len = orig_len.min(self.snaplen);
+        self.record.clear();
+        for field in [ts_sec, ts_usec, incl_len, orig_len] {
+            self.record.extend_from_slice(&field.to_le_bytes());
+        }
+        self.record.extend_from_slice(&packet[..incl_len as usize]);
+        self.out.write_all(&self.record)?;
+        self.packets += 1;
+        Ok(())
+    }
+
     /// Records written so far.
     pub fn packets(&self) -> u64 {
         self.packets

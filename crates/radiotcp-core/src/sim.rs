@@ -65,6 +65,8 @@ enum Call {
     Event(NodeEvent),
     Receive(Packet, Option<(LinkId, Dir)>),
     Start,
+    /// Send a packet from the node as its own (an external host's packet, `Sim::inject`).
+    Send(Packet),
 }
 
 pub struct Sim {
@@ -76,6 +78,10 @@ pub struct Sim {
     end: Time,
     seed: u64,
     run_index: u64,
+    /// Nodes whose packets come from and go to outside the simulation (the emulation's
+    /// real hosts): packets reaching them are put in `outbox` instead of being handled.
+    external: Option<Vec<bool>>,
+    outbox: Vec<(Time, NodeId, Packet)>,
 }
 
 impl Sim {
@@ -99,6 +105,8 @@ impl Sim {
             end,
             seed,
             run_index,
+            external: None,
+            outbox: Vec::new(),
         };
         for n in 0..sim.nodes.len() {
             sim.at_node(0, n as NodeId, Call::Start);
@@ -206,6 +214,44 @@ impl Sim {
         }
     }
 
+    /// Make `nodes` external: packets that reach them are collected ([`Sim::take_outbox`])
+    /// instead of handled, and [`Sim::inject`] sends packets from them. The emulation's real
+    /// hosts (`crate::emulate`).
+    pub fn set_external(&mut self, nodes: &[NodeId]) {
+        let mut ext = vec![false; self.nodes.len()];
+        for &n in nodes {
+            ext[n as usize] = true;
+        }
+        self.external = Some(ext);
+    }
+
+    /// Send `pkt` from node `from` at `now` (not before the last event processed), as if the
+    /// node had sent it: through its route towards `pkt.dst`.
+    pub fn inject(&mut self, now: Time, from: NodeId, pkt: Packet) {
+        debug_assert!(now >= self.q.now(), "a packet injected in the past");
+        self.at_node(now, from, Call::Send(pkt));
+    }
+
+    /// Packets that reached external nodes since the last call: (time, node, packet).
+    pub fn take_outbox(&mut self) -> std::vec::Drain<'_, (Time, NodeId, Packet)> {
+        self.outbox.drain(..)
+    }
+
+    /// The time of the next pending event, if any.
+    pub fn next_event_time(&self) -> Option<Time> {
+        self.q.peek_time()
+    }
+
+    /// The configured end of the run.
+    pub fn end(&self) -> Time {
+        self.end
+    }
+
+    /// Set the end of the run (the emulation runs for as long as its command does).
+    pub fn set_end(&mut self, end: Time) {
+        self.end = end;
+    }
+
     /// The links and routes, e.g. to install a [`crate::link::Tap`] before the run.
     pub fn net_mut(&mut self) -> &mut Net {
         &mut self.net
@@ -228,6 +274,12 @@ impl Sim {
 
     /// Run `call` at node `n`, then hand its packets for attached nodes over, depth first.
     fn at_node(&mut self, now: Time, n: NodeId, call: Call) {
+        if let (Some(ext), Call::Receive(pkt, _)) = (&self.external, &call) {
+            if ext[n as usize] {
+                self.outbox.push((now, n, *pkt));
+                return;
+            }
+        }
         let mark = self.handoff.len();
         let mut ctx = Ctx {
             now,
@@ -242,6 +294,7 @@ impl Sim {
             Call::Event(ev) => node.handle(&mut ctx, ev),
             Call::Receive(pkt, from) => node.receive(&mut ctx, pkt, from),
             Call::Start => node.start(&mut ctx),
+            Call::Send(pkt) => ctx.send(pkt),
         }
         let end = self.handoff.len();
         for i in mark..end {

@@ -3,6 +3,7 @@
 //! Everything user-facing (TOML, validation messages, statistics, CLI) lives in the Python
 //! package `radiotcp`; this module only turns a resolved JSON configuration into a run result.
 
+mod emulation;
 mod topy;
 
 use std::time::{Duration, Instant};
@@ -25,7 +26,7 @@ use radiotcp_core::{
 };
 
 /// Build a `radiotcp.ConfigError` (defined in Python, a `ValueError` subclass) from the core's.
-fn config_error(py: Python<'_>, e: &ConfigError) -> PyErr {
+pub(crate) fn config_error(py: Python<'_>, e: &ConfigError) -> PyErr {
     let make = || -> PyResult<PyErr> {
         let cls = py.import("radiotcp.errors")?.getattr("ConfigError")?;
         let inst = cls.call1((e.key.as_str(), e.value.as_str(), e.allowed.as_str()))?;
@@ -431,5 +432,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lte_mcs_sinr_db, m)?)?;
     m.add_function(wrap_pyfunction!(source_hash, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_class::<emulation::Emulation>()?;
     Ok(())
 }

@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 
 use crate::engine::Time;
-use crate::packet::Packet;
+use crate::packet::{Packet, PacketKind};
 
 /// Fig. 4 of the ACK rate paper runs its tail once per event, so at most one ACK leaves per
 /// event; what counts as an event decides what happens to a backlog.
@@ -134,8 +134,9 @@ impl AckRateControl {
     /// An ACK arrived from the RLC receiver at `now`, with `bo` SDUs in the downlink buffer.
     pub fn on_ack(&mut self, now: Time, pkt: Packet, bo: f64) -> Vec<Packet> {
         let mut out = Vec::new();
-        if pkt.opt.syn {
+        if pkt.opt.syn || pkt.kind != PacketKind::Ack {
             // A SYN-ACK opens the connection; it is not part of the ACK clock being spaced.
+            // Nor is uplink data (an emulated UE's requests or uploads): only ACKs are paced.
             out.push(pkt);
             return out;
         }
@@ -172,7 +173,6 @@ impl AckRateControl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::PacketKind;
 
     fn ack(seq: u64) -> Packet {
         Packet {

@@ -5,7 +5,7 @@
 use crate::ack::{BsAckController, BsAckParams, DataVerdict};
 use crate::engine::{to_millis, to_secs, TimerSlot};
 use crate::link::Dir;
-use crate::packet::Packet;
+use crate::packet::{Packet, PacketKind};
 use crate::results::{BsAckResult, RunResult};
 use crate::topology::{LinkId, Net, Port};
 
@@ -66,14 +66,16 @@ impl Router {
         if let Some(b) = self.bs.as_mut().filter(|_| !pkt.opt.syn) {
             // The handshake passes the controller untouched: it paces and repairs the ACK
             // stream of data in flight, and there is none yet.
-            if from == Some((b.link, Dir::Ack)) {
+            // Only ACKs from the mobile host and data towards it are the controller's (an
+            // emulated UE's requests and uploads, and their ACKs, pass).
+            if from == Some((b.link, Dir::Ack)) && pkt.kind == PacketKind::Ack {
                 // An ACK from the mobile host.
                 b.ctrl.on_ack(now, pkt);
                 self.bs_release(ctx);
                 return;
             }
             let port = ctx.route(&pkt);
-            if port == Port::Link(b.link, Dir::Data) {
+            if port == Port::Link(b.link, Dir::Data) && pkt.kind == PacketKind::Data {
                 match b.ctrl.on_data(now, pkt) {
                     DataVerdict::Forward => ctx.send_on(port, pkt),
                     DataVerdict::Drop { reply } => {

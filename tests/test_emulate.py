@@ -1,0 +1,173 @@
+"""The emulation mode with real Linux TCP: a server in this namespace, a client in the UE's
+namespace, the UMTS bearer model between them on the real-time clock (docs/emulation.md).
+Skipped, with the reason, on a machine that cannot emulate (no root, no TUN, no iproute2)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from radiotcp.cli import main
+from radiotcp.config import load
+from radiotcp.emulate import EmulationUnavailable, emulate, preflight
+
+from .conftest import REPO
+
+UMTS = REPO / "scenarios" / "umts-384k.toml"
+
+try:
+    preflight()
+    UNAVAILABLE = None
+except EmulationUnavailable as e:
+    UNAVAILABLE = str(e)
+
+needs_emulation = pytest.mark.skipif(UNAVAILABLE is not None, reason=UNAVAILABLE or "")
+
+SERVER = textwrap.dedent(
+    """
+    import socket, sys
+    addr, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    data = bytes((i * 7 + 3) % 251 for i in range(n))
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((addr, port))
+    s.listen(1)
+    s.settimeout(60)
+    c, _ = s.accept()
+    c.sendall(data)
+    c.close()
+    """
+)
+CLIENT = textwrap.dedent(
+    """
+    import hashlib, socket, sys
+    s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=60)
+    buf = bytearray()
+    while chunk := s.recv(65536):
+        buf += chunk
+    print(len(buf), hashlib.sha256(buf).hexdigest())
+    """
+)
+
+
+def _expected(n: int) -> str:
+    return hashlib.sha256(bytes((i * 7 + 3) % 251 for i in range(n))).hexdigest()
+
+
+def _transfer(tmp_path: Path, overrides: list[str], n: int, port: int):
+    srv, cli, out = tmp_path / "srv.py", tmp_path / "cli.py", tmp_path / "client.out"
+    srv.write_text(SERVER)
+    cli.write_text(CLIENT)
+    with out.open("w") as f:
+        r = emulate(
+            load(UMTS, overrides),
+            [sys.executable, str(cli), "{server}", str(port)],
+            server_command=[sys.executable, str(srv), "{server}", str(port), str(n)],
+            max_seconds=90,
+            stdout=f,
+        )
+    size, digest = out.read_text().split()
+    return r, int(size), digest
+
+
+@needs_emulation
+def test_a_real_tcp_download_crosses_the_umts_bearer_intact_and_within_its_bounds(tmp_path):
+    n = 120_000
+    r, size, digest = _transfer(tmp_path, [], n, 5001)
+    assert r.returncode == 0 and r.server_returncode == 0
+    assert (size, digest) == (n, _expected(n)), "the file arrives intact"
+    rep = r.report
+    m = rep["metrics"]
+    # Linux sends 1448 bytes of payload per 1500-byte packet (timestamps on); an SDU costs
+    # 1501 octets of RLC payload; a lost TTI carries nothing.
+    bound = 384.0 * 1448 / 1501 * (1 - m["bearer.dl_fer"])
+    flow = rep["flows"][0]
+    assert flow["proto"] == "tcp" and flow["server"].startswith(r.server_address)
+    assert 0 < flow["down"]["goodput_kbps"] <= bound
+    assert rep["down"]["payload_out"] >= n
+    assert m["bearer.max_buffer_sdus"] <= 50
+    # The 200 ms wired round trip and the 50 ms radio loop are in every packet's path.
+    assert rep["down"]["delay"]["p50_ms"] > 125
+    assert rep["lag"]["events"] > 1000 and rep["lag"]["p50_us"] >= 0
+    assert rep["unparsed"] == 0 and rep["unbacked"] == 0
+
+
+@needs_emulation
+def test_a_small_rlc_buffer_overflows_but_tcp_repairs_the_transfer(tmp_path):
+    n = 80_000
+    r, size, digest = _transfer(tmp_path, ["access.buffer.limit_sdus=8"], n, 5002)
+    assert (size, digest) == (n, _expected(n))
+    m = r.report["metrics"]
+    assert m["bearer.max_buffer_sdus"] <= 8
+    assert m["drops.bearer.buffer_full"] > 0, "IW 10 overflows an 8-SDU buffer"
+    assert r.report["undelivered"] >= m["drops.bearer.buffer_full"]
+
+
+@needs_emulation
+def test_the_cli_runs_the_command_and_writes_a_json_report_and_pcaps(tmp_path, capfd):
+    srv, cli = tmp_path / "srv.py", tmp_path / "cli.py"
+    srv.write_text(SERVER)
+    cli.write_text(CLIENT)
+    out = tmp_path / "report.json"
+    rc = main(
+        [
+            "emulate",
+            str(UMTS),
+            "--set",
+            "access.downlink.fer=0.01",
+            "--server",
+            f"{sys.executable} {srv} {{server}} 5003 30000",
+            "--pcap",
+            str(tmp_path / "pcap"),
+            "-o",
+            str(out),
+            "--json",
+            "--",
+            sys.executable,
+            str(cli),
+            "{server}",
+            "5003",
+        ]
+    )
+    assert rc == 0
+    data = json.loads(out.read_text())
+    assert data["returncode"] == 0 and data["down"]["payload_out"] >= 30_000
+    assert {p["side"] for p in data["pcap"]} == {"server", "ue"}
+    for p in data["pcap"]:
+        raw = Path(p["path"]).read_bytes()
+        assert raw[:4] == bytes.fromhex("d4c3b2a1") and p["packets"] > 20
+    printed = capfd.readouterr().out
+    assert _expected(30_000) in printed  # the client's own output
+    assert json.loads(printed[printed.index("{") :])["scenario"] == str(UMTS)
+
+
+def test_a_missing_command_is_a_usage_error(capsys):
+    assert main(["emulate", str(UMTS)]) == 2
+    assert "COMMAND" in capsys.readouterr().err
+
+
+def test_preflight_names_what_is_missing(monkeypatch):
+    import radiotcp.emulate as em
+
+    monkeypatch.setattr(em.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(em.os.path, "exists", lambda p: False)
+    monkeypatch.setattr(em.shutil, "which", lambda c: None)
+    with pytest.raises(EmulationUnavailable) as e:
+        preflight()
+    msg = str(e.value)
+    assert "root" in msg and "/dev/net/tun" in msg and "iproute2" in msg
+
+
+def test_a_scenario_the_emulation_cannot_carry_is_a_config_error():
+    from radiotcp import ConfigError, _core
+    from radiotcp.config import to_core_json
+
+    cfg = load(REPO / "scenarios" / "lte-ohta.toml")
+    with pytest.raises(ConfigError) as e:
+        _core.Emulation(to_core_json(cfg), "rtcptest0s", "rtcptest0u")
+    assert e.value.key == "access.ues"
