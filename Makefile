@@ -21,7 +21,7 @@ BENCH_PY := $(wildcard bench)
 
 export PYO3_PYTHON := $(abspath $(PY))
 
-.PHONY: all test demo bench bench-compare doc-tables reproduce-check lint fmt clean distclean build venv
+.PHONY: all test demo bench bench-compare doc-tables reproduce-check emulate-compare lint fmt clean distclean build venv
 
 all: build
 
@@ -74,6 +74,10 @@ doc-tables: build
 
 reproduce-check: build
 	$(PY) -m radiotcp.doctables --check
+
+# Real Linux TCP (CUBIC) against the simulated `linux` profile over umts-384k (needs root).
+emulate-compare: build
+	$(PY) -m radiotcp.emucompare --bytes 1000000 --emulated 5 --simulated 20
 
 fmt: $(DEPS_STAMP)
 	cargo fmt --all

@@ -64,6 +64,7 @@ IS707 = ROOT / "scenarios" / "is707-9600.toml"
 IS707_16X = ROOT / "scenarios" / "is707-16x9600.toml"
 LTE = ROOT / "scenarios" / "lte-ohta.toml"
 OUT_LTE = ROOT / "results" / "bench" / "lte-vs-ns3.json"
+OUT_EMULATION = ROOT / "results" / "bench" / "emulation.json"
 LTE_UES = (10, 40, 60)
 
 sys.path.insert(0, str(BENCH_DIR))
@@ -316,9 +317,7 @@ def tcp_cost_section(console: Console, repeats: int) -> None:
     """Wall time per run of SACK, PRR, CUBIC and the linux profile relative to NewReno."""
     rows = []
     for label, preset, base in TCP_COST_CASES:
-        docs = [
-            to_core_json(load(preset, [*base, *over])) for _name, over in TCP_COST_VARIANTS
-        ]
+        docs = [to_core_json(load(preset, [*base, *over])) for _name, over in TCP_COST_VARIANTS]
         walls: list[list[float]] = [[] for _ in docs]
         events = [0] * len(docs)
         for _ in range(max(3, repeats // 2)):
@@ -697,6 +696,90 @@ def sweep_section(console: Console) -> None:
     console.print(f"results: {OUT_SWEEP}")
 
 
+# Emulation: one real Linux CUBIC download through the model, the clock's lag measured.
+EMULATION_CASES = [
+    ("UMTS 384 kbit/s (umts-384k)", "umts-384k.toml", [], 400_000, 384.0 * 1448 / 1501),
+    (
+        "wired 10 Mbit/s (wired-384k, links at 20 and 10 Mbit/s)",
+        "wired-384k.toml",
+        ["links.0.rate_kbps=20000", "links.1.rate_kbps=10000", "links.1.queue.limit_packets=100"],
+        10_000_000,
+        10_000.0 * 1448 / 1500,
+    ),
+]
+
+
+def emulation_section(console: Console) -> None:
+    """The emulation's real-time clock: lag of every model event behind the wall clock, with
+    a real Linux CUBIC download (radiotcp emulate) at 384 kbit/s and at 10 Mbit/s."""
+    from radiotcp.emulate import EmulationUnavailable, emulate, preflight
+
+    try:
+        preflight()
+    except EmulationUnavailable as e:
+        console.print(f"[yellow]emulation section skipped:[/yellow] {e}")
+        return
+    rows = []
+    for i, (title, preset, overrides, nbytes, bound_kbps) in enumerate(EMULATION_CASES):
+        cfg = load(ROOT / "scenarios" / preset, overrides)
+        port = str(5501 + i)
+        tools = [sys.executable, "-m", "radiotcp.emutools"]
+        send = [*tools, "send", "{server}", port, "--bytes", str(nbytes), "--cc", "cubic"]
+        with tempfile.TemporaryFile("w+") as f:
+            r = emulate(
+                cfg,
+                [*tools, "recv", "{server}", port],
+                server_command=send,
+                max_seconds=300,
+                stdout=f,
+            )
+            f.seek(0)
+            got, _digest, seconds, kbps = f.read().split()
+        lag = r.report["lag"]
+        rows.append(
+            {
+                "case": title,
+                "bytes": int(got),
+                "seconds": float(seconds),
+                "goodput_kbps": float(kbps),
+                "payload_rate_kbps": bound_kbps,
+                "lag": lag,
+            }
+        )
+    t = Table(title="emulation: model events' lag behind real time (one real CUBIC download)")
+    for col in (
+        "case",
+        "MB",
+        "s",
+        "goodput / payload rate",
+        "events",
+        "p50 µs",
+        "p99 µs",
+        "max µs",
+    ):
+        t.add_column(col, justify="right" if col != "case" else "left")
+    for row in rows:
+        lag = row["lag"]
+        t.add_row(
+            row["case"],
+            f"{row['bytes'] / 1e6:.1f}",
+            f"{row['seconds']:.1f}",
+            f"{row['goodput_kbps'] / row['payload_rate_kbps']:.2f}",
+            str(lag["events"]),
+            f"{lag['p50_us']:.0f}",
+            f"{lag['p99_us']:.0f}",
+            f"{lag['max_us']:.0f}",
+        )
+    console.print(t)
+    console.print(
+        "target: p99 lag < 1000 µs; the model's time scales are a 10 ms TTI and, at 10 Mbit/s, "
+        "a 1200 µs packet."
+    )
+    OUT_EMULATION.parent.mkdir(parents=True, exist_ok=True)
+    OUT_EMULATION.write_text(json.dumps(rows, indent=2))
+    console.print(f"results: {OUT_EMULATION}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skip-ns3", action="store_true", help="radiotcp only")
@@ -779,6 +862,7 @@ def main(argv: list[str] | None = None) -> int:
     is707_section(console, args.repeats)
     bs_section(console, args.repeats)
     lte_section(console, max(3, args.repeats // 4), args.skip_ns3)
+    emulation_section(console)
     if not args.skip_sweep:
         sweep_section(console)
     if not args.skip_recipes:
