@@ -59,13 +59,13 @@ def _expected(n: int) -> str:
     return hashlib.sha256(bytes((i * 7 + 3) % 251 for i in range(n))).hexdigest()
 
 
-def _transfer(tmp_path: Path, overrides: list[str], n: int, port: int):
+def _transfer(tmp_path: Path, overrides: list[str], n: int, port: int, scenario: Path = UMTS):
     srv, cli, out = tmp_path / "srv.py", tmp_path / "cli.py", tmp_path / "client.out"
     srv.write_text(SERVER)
     cli.write_text(CLIENT)
     with out.open("w") as f:
         r = emulate(
-            load(UMTS, overrides),
+            load(scenario, overrides),
             [sys.executable, str(cli), "{server}", str(port)],
             server_command=[sys.executable, str(srv), "{server}", str(port), str(n)],
             max_seconds=90,
@@ -106,6 +106,59 @@ def test_a_small_rlc_buffer_overflows_but_tcp_repairs_the_transfer(tmp_path):
     assert m["bearer.max_buffer_sdus"] <= 8
     assert m["drops.bearer.buffer_full"] > 0, "IW 10 overflows an 8-SDU buffer"
     assert r.report["undelivered"] >= m["drops.bearer.buffer_full"]
+
+
+@needs_emulation
+def test_ack_rate_control_holds_the_real_stacks_acks(tmp_path):
+    over = [
+        "access.ack_control.mode=rate",
+        "access.ack_control.minth_sdus=0",
+        "access.ack_control.maxd_ms=200",
+        "access.ack_control.alpha=0.5",
+    ]
+    n = 80_000
+    r, size, digest = _transfer(tmp_path, over, n, 5004)
+    assert (size, digest) == (n, _expected(n))
+    m = r.report["metrics"]
+    assert m["bearer.acks_delayed"] > 5 and m["bearer.ack_delay_mean_ms"] > 0
+
+
+@needs_emulation
+def test_the_bs_controller_acts_on_real_tcp_over_a_reordering_link(tmp_path):
+    # Zeng's scenario 1: a 250 kbit/s radio link whose delays reorder packets; the BS holds
+    # the duplicate ACKs reordering causes, and its own ACKs are written from real ones.
+    n = 100_000
+    r, size, digest = _transfer(
+        tmp_path,
+        ["bs_ack.enabled=true"],
+        n,
+        5005,
+        scenario=REPO / "scenarios" / "bs-delay-variation.toml",
+    )
+    assert (size, digest) == (n, _expected(n))
+    m = r.report["metrics"]
+    assert m["bs.acks_in"] > 30
+    assert r.report["up"]["synthesized"] == m["bs.acks_generated"]
+    assert r.report["unbacked"] == 0
+
+
+@needs_emulation
+def test_real_tcp_over_the_is707_rlp_link(tmp_path):
+    n = 60_000
+    r, size, digest = _transfer(
+        tmp_path,
+        ["access.forward.fer=0.02"],
+        n,
+        5006,
+        scenario=REPO / "scenarios" / "is707-16x9600.toml",
+    )
+    assert (size, digest) == (n, _expected(n))
+    m = r.report["metrics"]
+    # 16 frames of 19 octets per 20 ms slot, a lost slot carries nothing, and Linux puts
+    # 1448 bytes of payload in a 1500-byte packet.
+    bound = 16 * 19 * 8 / 20 * (1 - m["rlp.fwd_fer"]) * 1448 / 1500
+    assert 0 < r.report["flows"][0]["down"]["goodput_kbps"] <= bound
+    assert m["rlp.fwd_data_frames"] > 0
 
 
 @needs_emulation
