@@ -361,8 +361,7 @@ impl Emulator {
 
     /// Move what reached the external nodes to the output, with its bytes.
     fn collect(&mut self) {
-        let delivered: Vec<_> = self.sim.take_outbox().collect();
-        for (now, node, pkt) in delivered {
+        for (now, node, pkt) in self.sim.take_outbox() {
             let to = if node == self.nodes[0] {
                 Side::Server
             } else {

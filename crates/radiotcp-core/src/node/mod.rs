@@ -39,6 +39,15 @@ pub enum Node {
     Rlp(Box<RlpNode>),
     /// An LTE site of three sectors with many UEs.
     Lte(Box<LteNode>),
+    /// A host outside the simulation (the emulation's real server or UE): what reaches it is
+    /// collected for the driver to write out (`crate::emulate`).
+    External(ExternalHost),
+}
+
+/// The packets that reached an external host, with their arrival times.
+#[derive(Debug, Default)]
+pub struct ExternalHost {
+    pub outbox: Vec<(Time, Packet)>,
 }
 
 /// A timer or a scheduled step of one node.
@@ -98,6 +107,7 @@ impl Node {
             Node::Umts(n) => n.receive(ctx, pkt),
             Node::Rlp(n) => n.receive(ctx, pkt),
             Node::Lte(n) => n.receive(ctx, pkt),
+            Node::External(x) => x.outbox.push((ctx.now, pkt)),
         }
     }
 
@@ -108,7 +118,7 @@ impl Node {
             Node::Umts(n) => n.start(ctx),
             Node::Rlp(_) => RlpNode::start(ctx),
             Node::Lte(_) => LteNode::start(ctx),
-            Node::Host(_) | Node::Router(_) => {}
+            Node::Host(_) | Node::Router(_) | Node::External(_) => {}
         }
     }
 
@@ -120,6 +130,7 @@ impl Node {
             Node::Umts(n) => n.finish(r, end, measure_from),
             Node::Rlp(n) => n.finish(r, end, measure_from),
             Node::Lte(n) => n.finish(r, end, measure_from),
+            Node::External(_) => {}
         }
     }
 }
