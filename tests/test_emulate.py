@@ -162,6 +162,19 @@ def test_real_tcp_over_the_is707_rlp_link(tmp_path):
 
 
 @needs_emulation
+def test_real_tcp_through_an_lte_cell_with_one_ue(tmp_path):
+    n = 1_000_000
+    r, size, digest = _transfer(
+        tmp_path, ["access.ues=1"], n, 5007, scenario=REPO / "scenarios" / "lte-ohta.toml"
+    )
+    assert (size, digest) == (n, _expected(n))
+    m = r.report["metrics"]
+    # The uplink ACKs went through SR, BSR and grants; the data through HARQ.
+    assert m["lte.acks_in"] > 100 and m["lte.grants"] > 10 and m["lte.dl_blocks"] > 100
+    assert r.report["unbacked"] == 0
+
+
+@needs_emulation
 def test_the_cli_runs_the_command_and_writes_a_json_report_and_pcaps(tmp_path, capfd):
     srv, cli = tmp_path / "srv.py", tmp_path / "cli.py"
     srv.write_text(SERVER)

@@ -484,8 +484,13 @@ impl LteNode {
             self.dl_offer(ctx, u, pkt);
             return;
         }
-        // Flows are numbered UE by UE: the flow names the UE that sent it.
-        let u = pkt.flow / self.flows_per_ue;
+        // Flows are numbered UE by UE: the flow names the UE that sent it (an emulation has
+        // one UE and numbers the real connections as it meets them).
+        let u = if self.ues.len() == 1 {
+            0
+        } else {
+            pkt.flow / self.flows_per_ue
+        };
         self.packets.clear();
         self.ues[u as usize].filter.enqueue(pkt, &mut self.packets);
         self.activate_mac(u);
