@@ -150,7 +150,7 @@ fn write_options(opts: &TcpOptions, out: &mut Vec<u8>) {
 
 /// RFC 1071 §1: sum of the 16-bit big-endian words, an odd last byte padded on the right with
 /// zero. Carries accumulate in the wide integer and are folded at the end (§2(B)).
-fn sum_words(bytes: &[u8]) -> u64 {
+pub(crate) fn sum_words(bytes: &[u8]) -> u64 {
     let mut words = bytes.chunks_exact(2);
     let mut sum: u64 = words
         .by_ref()
@@ -163,7 +163,7 @@ fn sum_words(bytes: &[u8]) -> u64 {
 }
 
 /// Folds the carries back in: the 16-bit one's complement sum (RFC 1071 §2(B)).
-fn fold(mut sum: u64) -> u16 {
+pub(crate) fn fold(mut sum: u64) -> u16 {
     while sum > 0xffff {
         sum = (sum & 0xffff) + (sum >> 16);
     }

@@ -168,29 +168,9 @@ impl Drop for Emulation {
 
 #[cfg(target_os = "linux")]
 fn report_to_py(py: Python<'_>, mut report: RealTimeReport) -> PyResult<Bound<'_, PyDict>> {
-    use numpy::IntoPyArray;
-    let traces = report.emulation.model.traces.take();
-    let metrics = radiotcp_core::metrics::flat_metrics(&report.emulation.model);
+    // `RunResult::traces` is not serialised: the traces go out as numpy arrays.
     let out = topy::to_py(py, &report)?.cast_into::<PyDict>()?;
-    let m = PyDict::new(py);
-    for (k, v) in metrics {
-        m.set_item(k, v)?;
-    }
-    out.set_item("metrics", m)?;
-    match traces {
-        None => out.set_item("traces", py.None())?,
-        Some(t) => {
-            let all = PyDict::new(py);
-            for (name, trace) in t.into_named() {
-                let d = PyDict::new(py);
-                d.set_item("time_s", trace.time_s.into_pyarray(py))?;
-                d.set_item("id", trace.id.into_pyarray(py))?;
-                d.set_item("value", trace.value.into_pyarray(py))?;
-                all.set_item(name, d)?;
-            }
-            out.set_item("traces", all)?;
-        }
-    }
+    crate::add_metrics_and_traces(py, &out, &mut report.emulation.model)?;
     Ok(out)
 }
 

@@ -200,8 +200,20 @@ fn simulate<'py>(
     };
     let (mut result, wall) = run_core(py, config_json, seed, run_index, traces, budget, false)?;
     let out = topy::to_py(py, &result)?.cast_into::<PyDict>()?;
+    add_metrics_and_traces(py, &out, &mut result)?;
+    out.set_item("wall_time_s", wall)?;
+    Ok(out)
+}
+
+/// Set `metrics` (the flat scalar metrics) and `traces` (None, or name -> {"time_s",
+/// "id", "value"} numpy arrays, taken out of the result) on a result's dict.
+pub(crate) fn add_metrics_and_traces(
+    py: Python<'_>,
+    out: &Bound<'_, PyDict>,
+    result: &mut RunResult,
+) -> PyResult<()> {
     let metrics = PyDict::new(py);
-    for (k, v) in radiotcp_core::metrics::flat_metrics(&result) {
+    for (k, v) in radiotcp_core::metrics::flat_metrics(result) {
         metrics.set_item(k, v)?;
     }
     out.set_item("metrics", metrics)?;
@@ -219,8 +231,7 @@ fn simulate<'py>(
             out.set_item("traces", all)?;
         }
     }
-    out.set_item("wall_time_s", wall)?;
-    Ok(out)
+    Ok(())
 }
 
 /// Run one replication and return only `(metrics_json, wall_time_s)`: the flat metrics as a

@@ -3,6 +3,8 @@
 //! template with a new acknowledgement number (checksum recomputed, RFC 9293 §3.1 and RFC
 //! 1071). Nothing here allocates but [`ack_from_template`]; malformed packets are `None`.
 
+use crate::pcap::{fold, sum_words};
+
 /// IP protocol numbers (IANA).
 pub const PROTO_TCP: u8 = 6;
 
@@ -201,32 +203,13 @@ fn parse_options(mut o: &[u8], f: &mut TcpFields) {
     }
 }
 
-/// The Internet checksum (RFC 1071) of `data` added to `sum`, not yet folded or inverted.
-fn sum16(mut sum: u32, data: &[u8]) -> u32 {
-    let mut chunks = data.chunks_exact(2);
-    for c in &mut chunks {
-        sum += u16::from_be_bytes([c[0], c[1]]) as u32;
-    }
-    if let [last] = chunks.remainder() {
-        sum += (*last as u32) << 8;
-    }
-    sum
-}
-
-fn fold(mut sum: u32) -> u16 {
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
-}
-
 /// Recompute the IPv4 header checksum and the TCP checksum (over the pseudo-header,
 /// RFC 9293 §3.1) of an IPv4/TCP packet in place.
 pub fn fix_checksums(b: &mut [u8], tcp: &TcpFields) {
     let ihl = tcp.offset;
     b[10] = 0;
     b[11] = 0;
-    let c = fold(sum16(0, &b[..ihl]));
+    let c = !fold(sum_words(&b[..ihl]));
     b[10..12].copy_from_slice(&c.to_be_bytes());
     let total = be16(b, 2) as usize;
     let seg_len = total - ihl;
@@ -237,7 +220,7 @@ pub fn fix_checksums(b: &mut [u8], tcp: &TcpFields) {
     pseudo[4..8].copy_from_slice(&b[16..20]);
     pseudo[9] = PROTO_TCP;
     pseudo[10..12].copy_from_slice(&(seg_len as u16).to_be_bytes());
-    let c = fold(sum16(sum16(0, &pseudo), &b[ihl..total]));
+    let c = !fold(sum_words(&pseudo) + sum_words(&b[ihl..total]));
     b[ihl + 16..ihl + 18].copy_from_slice(&c.to_be_bytes());
 }
 
@@ -345,6 +328,41 @@ mod tests {
         assert_eq!(f.ts, Some((100, 200)));
         assert_eq!(&f.sack[..f.nsack as usize], &[(1000, 2000), (3000, 4000)]);
         assert!(checksums_ok(&b, &f));
+    }
+
+    #[test]
+    fn checksums_agree_with_the_pcap_encoder_checked_against_dpkt_and_tshark() {
+        use crate::pcap::{encode_ipv4_tcp, TcpOptions, TcpWire};
+        let sack = [(3000, 4000)];
+        let seg = TcpWire {
+            src: A.0,
+            dst: B.0,
+            src_port: A.1,
+            dst_port: B.1,
+            seq: 123_456_789,
+            ack: 987_654_321,
+            flags: ACK,
+            window: 501,
+            ip_id: 7,
+            ttl: 64,
+            payload_len: 33,
+            options: TcpOptions {
+                timestamps: Some((5, 6)),
+                sack: &sack,
+                ..TcpOptions::default()
+            },
+        };
+        let mut b = Vec::new();
+        encode_ipv4_tcp(&seg, seg.payload_len, &mut b);
+        let f = parse(&b).unwrap().tcp.unwrap();
+        assert_eq!(
+            (f.seq, f.ack, f.window, f.ts, f.nsack),
+            (123_456_789, 987_654_321, 501, Some((5, 6)), 1)
+        );
+        assert!(checksums_ok(&b, &f), "our checksums are the encoder's");
+        let mut c = b.clone();
+        fix_checksums(&mut c, &f);
+        assert_eq!(c, b);
     }
 
     #[test]
