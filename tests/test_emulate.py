@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -210,6 +212,24 @@ def test_the_cli_runs_the_command_and_writes_a_json_report_and_pcaps(tmp_path, c
     printed = capfd.readouterr().out
     assert _expected(30_000) in printed  # the client's own output
     assert json.loads(printed[printed.index("{") :])["scenario"] == str(UMTS)
+
+
+@needs_emulation
+def test_a_namespace_left_by_a_killed_emulation_is_removed_by_the_next_one():
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its process id is free now
+    stale, live = f"radiotcp-{dead.pid}-1", f"radiotcp-{os.getpid()}-99999"
+    for ns in (stale, live):
+        subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        r = emulate(load(UMTS, []), ["true"], max_seconds=10)
+        names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+        assert stale not in names and live in names  # a live owner's namespace is kept
+        assert r.notes == [f"removed namespace {stale}, left by an emulation that was killed"]
+        assert r.namespace not in names  # and the emulation's own is gone
+    finally:
+        for ns in (stale, live):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
 def test_a_missing_command_is_a_usage_error(capsys):

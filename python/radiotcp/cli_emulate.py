@@ -116,6 +116,7 @@ def payload(r: EmulationReport, scenario: str) -> dict[str, Any]:
         "server_address": r.server_address,
         "ue_address": r.ue_address,
         "wall_s": r.wall_s,
+        "notes": r.notes,
         **_clean(r.report),
     }
 
@@ -187,6 +188,8 @@ def print_report(r: EmulationReport, out: Console) -> None:
     out.print(model)
     for p in rep["pcap"]:
         out.print(f"pcap: {p['path']} ({p['packets']} packets, {p['side']} side)")
+    for note in r.notes:
+        out.print(f"note: {note}")
 
 
 def cmd_emulate(args: argparse.Namespace, out: Console, err: Console) -> int:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -92,7 +93,41 @@ def _names() -> tuple[str, str, str, str, str]:
     block = ipaddress.ip_network(f"{_BLOCKS.network_address + 4 * k}/30")
     server, ue = (str(a) for a in list(block.hosts())[:2])
     tag = f"{os.getpid() % 100000}{_counter % 100}"
-    return f"rtcp{tag}s", f"rtcp{tag}u", f"radiotcp-{tag}", server, ue
+    # The namespace carries the whole process id so that a later emulation can tell whether
+    # its owner is still alive (see _remove_stale_namespaces); TUN names must stay under 16
+    # characters.
+    return f"rtcp{tag}s", f"rtcp{tag}u", f"radiotcp-{os.getpid()}-{_counter}", server, ue
+
+
+_NETNS_DIR = Path("/var/run/netns")
+_OURS = re.compile(r"radiotcp-(\d+)-\d+")
+
+
+def _remove_stale_namespaces() -> list[str]:
+    """Delete the namespaces left by emulations whose process is gone (killed with SIGKILL,
+    or a machine that lost power mid-run: no ``finally`` ran). Their TUN devices went with
+    the process's file descriptors; only the namespace's mount point stays. A namespace whose
+    process id is alive is kept, even if the id was reused: never touch a running one."""
+    removed = []
+    with contextlib.suppress(OSError):
+        for entry in sorted(_NETNS_DIR.iterdir()):
+            m = _OURS.fullmatch(entry.name)
+            if m is None or _alive(int(m.group(1))):
+                continue
+            r = subprocess.run(["ip", "netns", "del", entry.name], capture_output=True)
+            if r.returncode == 0:
+                removed.append(entry.name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _ip(*args: str) -> None:
@@ -150,6 +185,7 @@ def emulate(
     preflight()
     if not command:
         raise ValueError("emulate: a command to run on the UE side is needed")
+    stale = _remove_stale_namespaces()
     server_tun, ue_tun, ns, server, ue = _names()
     core_json = to_core_json(cfg)
     values = {"server": server, "ue": ue}
@@ -219,6 +255,7 @@ def emulate(
             namespace=ns,
             wall_s=time.monotonic() - t0,
             server_returncode=server_rc,
+            notes=[f"removed namespace {n}, left by an emulation that was killed" for n in stale],
         )
     finally:
         if server_proc is not None and server_proc.poll() is None:
