@@ -77,7 +77,7 @@ reproduce-check: build
 
 # Real Linux TCP (CUBIC) against the simulated `linux` profile over umts-384k (needs root).
 emulate-compare: build
-	$(PY) -m radiotcp.emucompare --bytes 1000000 --emulated 5 --simulated 20
+	$(PY) -m radiotcp emulate-compare --bytes 1000000 --emulated 5 --simulated 20
 
 fmt: $(DEPS_STAMP)
 	cargo fmt --all

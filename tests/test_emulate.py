@@ -232,6 +232,30 @@ def test_a_namespace_left_by_a_killed_emulation_is_removed_by_the_next_one():
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
+@needs_emulation
+def test_emulate_compare_runs_both_sides_and_writes_its_json(tmp_path, capsys):
+    args = ["--bytes", "40000", "--emulated", "1", "--simulated", "2", "--out", str(tmp_path)]
+    rc = main(["emulate-compare", *args])
+    assert rc == 0
+    data = json.loads((tmp_path / "umts-384k.json").read_text())
+    assert (
+        data["emulated"]["completion_s"]["n"] == 1 and data["simulated"]["goodput_kbps"]["n"] == 2
+    )
+    # Both carried 40 kB over a 384 kbit/s bearer: at most its payload rate.
+    for side in ("emulated", "simulated"):
+        assert 0 < data[side]["goodput_kbps"]["mean"] < 384
+    assert "emulated run 1/1" in capsys.readouterr().out
+
+
+def test_emulate_compare_names_every_bad_argument_before_running(capsys):
+    rc = main(["emulate-compare", "--bytes", "0", "--emulated", "0", "--cc", "no-such-cc"])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "--bytes = 0" in err and "--emulated = 0" in err
+    if Path("/proc/sys/net/ipv4/tcp_available_congestion_control").exists():
+        assert "--cc = no-such-cc" in err and "cubic" in err
+
+
 def test_a_missing_command_is_a_usage_error(capsys):
     assert main(["emulate", str(UMTS)]) == 2
     assert "COMMAND" in capsys.readouterr().err

@@ -14,6 +14,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from . import emucompare
 from .config import load
 from .emulate import EmulationReport, EmulationUnavailable, emulate
 from .errors import ConfigError
@@ -95,6 +96,15 @@ def add_command(sub: Any) -> None:
     )
     p.add_argument("ue_command", nargs="*", metavar="-- COMMAND", help="command for the UE side")
     p.set_defaults(func=cmd_emulate)
+
+    c = sub.add_parser(
+        "emulate-compare",
+        help="real Linux TCP against the simulated linux profile over the same model",
+        description=emucompare.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    emucompare.add_arguments(c)
+    c.set_defaults(func=lambda args, out, err: emucompare.compare(args, out))
 
 
 def _clean(x: Any) -> Any:

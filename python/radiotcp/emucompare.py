@@ -3,7 +3,9 @@ model: one download of a fixed size through a scenario's network, emulated with 
 machine's Linux TCP (``radiotcp emulate``, the sender's congestion control set to ``--cc``)
 and simulated (``flows.size_bytes``), side by side (docs/emulation.md).
 
-    python -m radiotcp.emucompare [SCENARIO.toml] [--bytes 1000000] [--emulated 5] [--simulated 20]
+    radiotcp emulate-compare [SCENARIO.toml] [--bytes 1000000] [--emulated 5] [--simulated 20]
+
+(also ``python -m radiotcp.emucompare``.)
 
 Prints the completion time (from the connection's first packet to its last byte at the UE),
 the goodput it implies, the mean one-way delay of the data packets, buffer overflows and the
@@ -18,7 +20,7 @@ import argparse
 import json
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ from rich.table import Table
 
 from .config import load
 from .emulate import EmulationUnavailable, emulate
+from .errors import ConfigError
 from .run import run
 from .stats import mean_ci
 
@@ -35,10 +38,15 @@ PORT = 5201
 
 
 def emulated_runs(
-    scenario: Path, nbytes: int, runs: int, overrides: list[str], cc: str = "cubic"
+    scenario: Path,
+    nbytes: int,
+    runs: int,
+    overrides: list[str],
+    cc: str = "cubic",
+    progress: Callable[[int, dict], None] | None = None,
 ) -> list[dict]:
     """`runs` emulated downloads of `nbytes` (seeds 1..runs) with the kernel's congestion
-    control `cc`: per-run metrics."""
+    control `cc`: per-run metrics; `progress(i, row)` after each run."""
     cfg = load(scenario, overrides)
     out = []
     for i in range(runs):
@@ -80,6 +88,8 @@ def emulated_runs(
                 "lag_p99_us": rep["lag"]["p99_us"],
             }
         )
+        if progress is not None:
+            progress(i, out[-1])
     return out
 
 
@@ -122,24 +132,91 @@ def _summary(rows: list[dict], key: str) -> dict[str, float]:
     return {"mean": mean, "ci90": ci90, "n": n}
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m radiotcp.emucompare", description=__doc__)
-    ap.add_argument("scenario", nargs="?", type=Path, default=ROOT / "scenarios" / "umts-384k.toml")
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    """The command's arguments (``radiotcp emulate-compare`` and ``python -m``)."""
+    ap.add_argument(
+        "scenario",
+        nargs="?",
+        type=Path,
+        default=ROOT / "scenarios" / "umts-384k.toml",
+        metavar="SCENARIO.toml",
+        help="scenario file (default scenarios/umts-384k.toml)",
+    )
     ap.add_argument("--bytes", type=int, default=1_000_000, help="transfer size (default 1 MB)")
-    ap.add_argument("--emulated", type=int, default=5, help="emulated runs (real time each)")
-    ap.add_argument("--simulated", type=int, default=20)
-    ap.add_argument("--set", dest="overrides", action="append", default=[])
+    ap.add_argument(
+        "--emulated", type=int, default=5, help="emulated runs, real time each (default 5)"
+    )
+    ap.add_argument("--simulated", type=int, default=20, help="simulated runs (default 20)")
+    ap.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY.PATH=VALUE",
+        help="override one setting in both (repeatable)",
+    )
     ap.add_argument(
         "--cc", default="cubic", help="the real sender's congestion control (default cubic)"
     )
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "emulate-compare")
-    a = ap.parse_args(argv)
-    console = Console()
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / "results" / "emulate-compare",
+        metavar="DIR",
+        help="where NAME.json goes (default results/emulate-compare)",
+    )
+
+
+def _available_cc() -> list[str] | None:
     try:
-        emu = emulated_runs(a.scenario, a.bytes, a.emulated, a.overrides, a.cc)
+        text = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text()
+    except OSError:
+        return None
+    return text.split()
+
+
+def _check(a: argparse.Namespace) -> None:
+    """Every bad argument, named, before the first (slow) emulated run."""
+    problems = []
+    if not 1 <= a.bytes <= 2**31:
+        problems.append(ConfigError("--bytes", str(a.bytes), "an integer in [1, 2**31]"))
+    if a.emulated < 1:
+        problems.append(ConfigError("--emulated", str(a.emulated), "an integer >= 1"))
+    if a.simulated < 1:
+        problems.append(ConfigError("--simulated", str(a.simulated), "an integer >= 1"))
+    available = _available_cc()
+    if available is not None and a.cc not in available:
+        problems.append(
+            ConfigError(
+                "--cc",
+                a.cc,
+                "one of the kernel's available congestion controls: " + ", ".join(available),
+            )
+        )
+    if problems:
+        raise ConfigError.from_problems(problems)
+
+
+def compare(a: argparse.Namespace, console: Console) -> int:
+    """Run the comparison ``a`` describes, print it and write its JSON; the exit status."""
+    _check(a)
+    load(a.scenario, a.overrides)  # a bad scenario or --set fails now, not after the runs
+    try:
+        emu = emulated_runs(
+            a.scenario,
+            a.bytes,
+            a.emulated,
+            a.overrides,
+            a.cc,
+            progress=lambda i, row: console.print(
+                f"emulated run {i + 1}/{a.emulated}: {row['completion_s']:.1f} s, "
+                f"{row['goodput_kbps']:.0f} kb/s"
+            ),
+        )
     except EmulationUnavailable as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    console.print(f"simulating {a.simulated} runs with the linux profile")
     sim = simulated_runs(a.scenario, a.bytes, a.simulated, a.overrides)
     keys = ["completion_s", "goodput_kbps", "delay_mean_ms", "overflows", "mean_buffer_sdus"]
     result: dict[str, Any] = {
@@ -154,8 +231,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     t = Table(title=f"{a.scenario.name}: one download of {a.bytes:,} bytes")
     t.add_column("")
-    for k in keys:
-        t.add_column(k, justify="right")
+    labels = ["completion s", "goodput kb/s", "delay ms", "overflows", "buffer SDUs"]
+    for label in labels:
+        t.add_column(label, justify="right")
     for name in ("emulated", "simulated"):
         t.add_row(
             f"{name} ({f'Linux {a.cc}' if name == 'emulated' else 'linux profile'})",
@@ -163,11 +241,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     console.print(t)
     console.print(f"largest p99 clock lag of the emulated runs: {result['lag_p99_us_max']:.0f} µs")
-    a.out.mkdir(parents=True, exist_ok=True)
-    path = a.out / f"{a.scenario.stem}.json"
-    path.write_text(json.dumps(result, indent=2))
+    try:
+        a.out.mkdir(parents=True, exist_ok=True)
+        path = a.out / f"{a.scenario.stem}.json"
+        path.write_text(json.dumps(result, indent=2))
+    except OSError as e:
+        raise ConfigError("--out", str(a.out), f"a writable directory ({e})") from None
     console.print(f"results: {path}")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m radiotcp.emucompare", description=__doc__)
+    add_arguments(ap)
+    try:
+        return compare(ap.parse_args(argv), Console())
+    except ConfigError as e:
+        for line in e.lines():
+            print(f"error: {line}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
