@@ -62,7 +62,7 @@ demo: build
 bench: build
 	$(PY) bench/run_bench.py
 	cargo bench -p radiotcp-core --bench wired -- --warm-up-time 1 --measurement-time 3
-	$(PY) bench/compare_builds.py --base $(BASE)
+	$(PY) bench/compare_builds.py --base $(BASE) --allow-changed
 
 # The baseline: the last commit before the topology redesign (0.2 wiring).
 BASE ?= 4ae1f03

@@ -11,7 +11,11 @@ of medians, and checks that both sides produce the same metrics, over the names 
 (a restructuring must not change them; a newer build may add metrics). Presets the baseline
 does not have are skipped. Writes results/bench/compare.json.
 
-    python bench/compare_builds.py --base REF [--rounds N]
+    python bench/compare_builds.py --base REF [--rounds N] [--allow-changed]
+
+Without ``--allow-changed`` it exits 1 when a case's metrics differ (a restructuring must not
+change them); ``make bench`` passes it, since its baseline predates model changes made on
+purpose (the TCP profiles of the BS and IS-707 presets, the 50 ms UMTS loop).
 """
 
 from __future__ import annotations
@@ -116,6 +120,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--base", required=True, help="baseline git ref (a commit, tag or branch)")
     ap.add_argument("--rounds", type=int, default=7, help="alternating rounds (default: 7)")
+    ap.add_argument(
+        "--allow-changed",
+        action="store_true",
+        help="report cases whose metrics differ (models changed on purpose since the "
+        "baseline: their ratio compares different work) without failing",
+    )
     args = ap.parse_args(argv)
 
     base_py = build_baseline(args.base)
@@ -165,13 +175,18 @@ def main(argv: list[str] | None = None) -> int:
             f"{statistics.median(c):.3f}",
             f"{ratio:.3f}",
             f"{lo:.3f}-{hi:.3f}",
-            "yes" if same else "NO",
+            "yes" if same else ("changed" if args.allow_changed else "NO"),
         )
     Console().print(table)
+    if args.allow_changed and not all(r["same_metrics"] for r in rows):
+        print(
+            "changed: the model of that preset changed on purpose since the baseline (see "
+            "CHANGELOG.md); its ratio compares different runs"
+        )
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({"base": args.base, "rounds": args.rounds, "cases": rows}, indent=1))
     print(f"written: {OUT}")
-    return 0 if all(r["same_metrics"] for r in rows) else 1
+    return 0 if args.allow_changed or all(r["same_metrics"] for r in rows) else 1
 
 
 if __name__ == "__main__":
