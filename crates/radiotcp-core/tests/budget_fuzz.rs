@@ -2,6 +2,10 @@
 //! whatever a valid configuration says, building and running it for a bounded number of events
 //! never panics, and an invalid one is a `ConfigError` naming a key.
 
+#[path = "common/umts.rs"]
+mod common_umts;
+
+use common_umts::umts_bearer;
 use proptest::prelude::*;
 use radiotcp_core::config::{
     AccessConfig, AckControlMode, BufferDisciplineKind, ChannelKind, DelayProcessKind, RlpConfig,
@@ -10,11 +14,7 @@ use radiotcp_core::config::{
 use radiotcp_core::{run, run_checked, Check, Halt, RunOptions};
 
 fn umts(duration_s: f64) -> ScenarioConfig {
-    let mut c = ScenarioConfig {
-        access: AccessConfig::Umts(UmtsConfig::default()),
-        ..ScenarioConfig::default()
-    };
-    c.links.truncate(1);
+    let mut c = umts_bearer();
     c.simulation.duration_s = duration_s;
     c
 }

@@ -3,9 +3,11 @@
 //! real-time driver adds (TUN devices, the wall clock) is tested from Python
 //! (`tests/test_emulate.py`).
 
-use radiotcp_core::config::{
-    AccessConfig, AckControlMode, LinkConfig, QueueConfig, ScenarioConfig, UmtsConfig,
-};
+#[path = "common/umts.rs"]
+mod common_umts;
+
+use common_umts::umts_bearer;
+use radiotcp_core::config::{AccessConfig, AckControlMode, LinkConfig, ScenarioConfig};
 use radiotcp_core::emulate::wire::{self, ACK};
 use radiotcp_core::emulate::{EmulationResult, Emulator, Side};
 use radiotcp_core::engine::{millis, secs, Time};
@@ -32,25 +34,6 @@ fn segment(i: u32) -> Vec<u8> {
 
 fn pure_ack(ack: u32) -> Vec<u8> {
     wire::tcp_packet(UE, SRV, 1, ack, ACK, &ts_opts(0, 0), &[])
-}
-
-/// The papers' bearer (as `scenarios/umts-384k.toml`): a 1 Mb/s, 100 ms wired link, then the
-/// 384 kbit/s DCH with RLC AM, FER 10 %, a 50-SDU buffer.
-fn umts() -> ScenarioConfig {
-    ScenarioConfig {
-        links: vec![LinkConfig {
-            name: "wired".into(),
-            rate_kbps: 1000.0,
-            delay_ms: 100.0,
-            queue: QueueConfig {
-                limit_packets: 1000,
-                ..QueueConfig::default()
-            },
-            ..LinkConfig::default()
-        }],
-        access: AccessConfig::Umts(UmtsConfig::default()),
-        ..ScenarioConfig::default()
-    }
 }
 
 /// Run `emu` on a virtual clock: feed `input` (time, side, packet) in order, process the
@@ -94,7 +77,7 @@ fn bearer_drops(r: &EmulationResult) -> u64 {
 
 #[test]
 fn a_paced_download_crosses_the_bearer_intact_in_order_and_no_faster_than_its_delays() {
-    let mut emu = Emulator::new(&umts(), 1, false).unwrap();
+    let mut emu = Emulator::new(&umts_bearer(), 1, false).unwrap();
     // 300 kbit/s of segments: below what the bearer carries at FER 10 %.
     let input: Vec<_> = (0..200)
         .map(|i| (millis(40.0 * i as f64), Side::Server, segment(i)))
@@ -126,7 +109,7 @@ fn a_paced_download_crosses_the_bearer_intact_in_order_and_no_faster_than_its_de
 
 #[test]
 fn an_overload_fills_the_rlc_buffer_to_its_limit_and_every_packet_is_accounted_for() {
-    let cfg = umts();
+    let cfg = umts_bearer();
     let limit = match &cfg.access {
         AccessConfig::Umts(u) => u.buffer.limit_sdus,
         _ => unreachable!(),
@@ -171,7 +154,7 @@ fn an_overload_fills_the_rlc_buffer_to_its_limit_and_every_packet_is_accounted_f
 #[test]
 fn ack_rate_control_paces_the_real_acks_and_lets_uplink_data_pass() {
     let run = |mode: AckControlMode| {
-        let mut cfg = umts();
+        let mut cfg = umts_bearer();
         if let AccessConfig::Umts(u) = &mut cfg.access {
             let a = &mut u.ack_control;
             (a.mode, a.alpha, a.minth_sdus, a.maxth_sdus, a.maxd_ms) =
@@ -263,7 +246,7 @@ fn the_base_stations_own_ack_is_written_from_the_connections_last_ack() {
 
 #[test]
 fn other_packets_pass_and_garbage_is_counted() {
-    let mut emu = Emulator::new(&umts(), 1, false).unwrap();
+    let mut emu = Emulator::new(&umts_bearer(), 1, false).unwrap();
     // A UDP datagram (IPv4, 8-byte header, 100 bytes of payload) and bytes that are not IP.
     let mut udp = vec![0u8; 128];
     udp[0] = 0x45;

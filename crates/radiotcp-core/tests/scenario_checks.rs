@@ -1,5 +1,9 @@
 //! Whole-scenario checks: analytic bounds, the Mathis et al. law, determinism and input errors.
 
+#[path = "common/umts.rs"]
+mod common_umts;
+
+use common_umts::umts_bearer;
 use radiotcp_core::config::{LinkConfig, QueueConfig, ScenarioConfig};
 use radiotcp_core::{run, RunOptions};
 
@@ -196,22 +200,10 @@ fn start_jitter_draws_per_run_and_differs_between_runs() {
 /// The papers' setting (Table 1): 1 Mb/s wired path with a 200 ms round trip, then the
 /// 384 kbit/s DCH with RLC AM, FER 10%, f_dT 0.01, a 50-SDU buffer.
 pub fn umts(flows: u32, duration_s: f64) -> ScenarioConfig {
-    use radiotcp_core::config::{AccessConfig, UmtsConfig};
-    let mut c = ScenarioConfig::default();
+    let mut c = umts_bearer();
     c.tcp.variant = radiotcp_core::config::TcpVariant::Reno;
     c.flows.count = flows;
     c.simulation.duration_s = duration_s;
-    c.links = vec![LinkConfig {
-        name: "wired".into(),
-        rate_kbps: 1000.0,
-        delay_ms: 100.0,
-        queue: QueueConfig {
-            limit_packets: 1000,
-            ..QueueConfig::default()
-        },
-        ..LinkConfig::default()
-    }];
-    c.access = AccessConfig::Umts(UmtsConfig::default());
     c
 }
 
