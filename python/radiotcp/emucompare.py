@@ -27,7 +27,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from .config import load
+from .config import ScenarioConfig, load
 from .emulate import EmulationUnavailable, emulate
 from .errors import ConfigError
 from .run import run
@@ -38,16 +38,14 @@ PORT = 5201
 
 
 def emulated_runs(
-    scenario: Path,
+    cfg: ScenarioConfig,
     nbytes: int,
     runs: int,
-    overrides: list[str],
     cc: str = "cubic",
     progress: Callable[[int, dict], None] | None = None,
 ) -> list[dict]:
-    """`runs` emulated downloads of `nbytes` (seeds 1..runs) with the kernel's congestion
-    control `cc`: per-run metrics; `progress(i, row)` after each run."""
-    cfg = load(scenario, overrides)
+    """`runs` emulated downloads of `nbytes` (seeds 1..runs) through `cfg`'s network with the
+    kernel's congestion control `cc`: per-run metrics; `progress(i, row)` after each run."""
     out = []
     for i in range(runs):
         with tempfile.TemporaryFile("w+") as f:
@@ -93,10 +91,13 @@ def emulated_runs(
     return out
 
 
-def simulated_runs(scenario: Path, nbytes: int, runs: int, overrides: list[str]) -> list[dict]:
-    """`runs` simulated replications with the linux profile: one flow of `nbytes`."""
-    duration = 600.0
-    cfg = load(
+# Long enough for the download to end; the buffer mean is rescaled to the transfer's time.
+SIM_DURATION_S = 600.0
+
+
+def simulated_config(scenario: Path, nbytes: int, overrides: list[str]) -> ScenarioConfig:
+    """The scenario with the linux profile and one flow of `nbytes` from t = 0."""
+    return load(
         scenario,
         [
             *overrides,
@@ -104,10 +105,14 @@ def simulated_runs(scenario: Path, nbytes: int, runs: int, overrides: list[str])
             "flows.count=1",
             "flows.start_jitter_s=0",
             f"flows.size_bytes={nbytes}",
-            f"simulation.duration_s={duration}",
+            f"simulation.duration_s={SIM_DURATION_S}",
             "simulation.warmup_s=0",
         ],
     )
+
+
+def simulated_runs(cfg: ScenarioConfig, nbytes: int, runs: int) -> list[dict]:
+    """`runs` simulated replications of `cfg` (from :func:`simulated_config`)."""
     res = run(cfg, seed=1, runs=runs)
     out = []
     for r in res.runs:
@@ -120,7 +125,7 @@ def simulated_runs(scenario: Path, nbytes: int, runs: int, overrides: list[str])
                 "overflows": r.get("drops.bearer.buffer_full", float("nan")),
                 # The buffer is empty once the transfer is over: its mean during the transfer.
                 "mean_buffer_sdus": r.get("bearer.mean_buffer_sdus", float("nan"))
-                * duration
+                * SIM_DURATION_S
                 / completion,
             }
         )
@@ -200,13 +205,14 @@ def _check(a: argparse.Namespace) -> None:
 def compare(a: argparse.Namespace, console: Console) -> int:
     """Run the comparison ``a`` describes, print it and write its JSON; the exit status."""
     _check(a)
-    load(a.scenario, a.overrides)  # a bad scenario or --set fails now, not after the runs
+    # Both configurations first: a bad scenario or --set fails now, not after the runs.
+    emu_cfg = load(a.scenario, a.overrides)
+    sim_cfg = simulated_config(a.scenario, a.bytes, a.overrides)
     try:
         emu = emulated_runs(
-            a.scenario,
+            emu_cfg,
             a.bytes,
             a.emulated,
-            a.overrides,
             a.cc,
             progress=lambda i, row: console.print(
                 f"emulated run {i + 1}/{a.emulated}: {row['completion_s']:.1f} s, "
@@ -217,7 +223,7 @@ def compare(a: argparse.Namespace, console: Console) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     console.print(f"simulating {a.simulated} runs with the linux profile")
-    sim = simulated_runs(a.scenario, a.bytes, a.simulated, a.overrides)
+    sim = simulated_runs(sim_cfg, a.bytes, a.simulated)
     keys = ["completion_s", "goodput_kbps", "delay_mean_ms", "overflows", "mean_buffer_sdus"]
     result: dict[str, Any] = {
         "scenario": str(a.scenario),
