@@ -1114,7 +1114,8 @@ class LteConfig(_Model):
         ge=-50.0,
         le=50.0,
         allow_inf_nan=False,
-        description="Added to every UE's downlink SINR, dB (calibration for 2x2 MIMO).",
+        description="Added to every dropped UE's downlink SINR, dB: a calibration of the "
+        "Case-1 geometry; SINRs listed in cell.ue_sinr_db are used as written.",
     )
     cqi_delay_tti: int = Field(
         6, ge=0, le=1000, description="Age of the CQI an MCS is chosen from, TTIs."

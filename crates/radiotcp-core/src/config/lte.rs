@@ -18,9 +18,9 @@ pub struct LteConfig {
     /// Carrier bandwidth: 5, 10 or 20 MHz (25, 50, 100 PRB). Table I of the paper implies
     /// whole-band 100-PRB transport blocks (lte-cell.md §3).
     pub bandwidth_mhz: u32,
-    /// Added to every UE's downlink SINR before link adaptation and BLER, dB: the calibration
-    /// hook of lte-cell.md §3 for what the abstraction leaves out (2x2 MIMO / rank 2, a
-    /// smaller interferer set).
+    /// Added to every dropped UE's downlink SINR before link adaptation and BLER, dB: a
+    /// calibration of the Case-1 geometry (lte-cell.md §3), not a physical effect. It does
+    /// not apply to SINRs listed in `cell.ue_sinr_db`, which are used as written.
     pub sinr_offset_db: f64,
     /// Age of the CQI a DL (and UL) MCS is chosen from, TTIs.
     pub cqi_delay_tti: u32,

@@ -359,6 +359,13 @@ impl LteNode {
                 (d.ues, d.rejected)
             }
         };
+        // The offset calibrates the Case-1 geometry (lte-cell.md §3); SINRs the user lists
+        // in `ue_sinr_db` are used as written.
+        let offset_db = if c.cell.ue_sinr_db.is_some() {
+            0.0
+        } else {
+            c.sinr_offset_db
+        };
         let mss = cfg.tcp.packet_size_bytes - cfg.tcp.header_bytes;
         let rlc = c.rlc_params();
         let fading = c.fading_model();
@@ -370,7 +377,7 @@ impl LteNode {
                 x_m: p.x,
                 y_m: p.y,
                 distance_m: p.distance_m,
-                dl_sinr_db: p.sinr_db + c.sinr_offset_db,
+                dl_sinr_db: p.sinr_db + offset_db,
                 ul_sinr_db: ul_sinr_db(c, p.coupling_loss_db),
                 dl_fading: Fading::new(&fading, ue_rng(u, SUB_DL_FADING)),
                 ul_fading: Fading::new(&fading, ue_rng(u, SUB_UL_FADING)),
@@ -378,7 +385,7 @@ impl LteNode {
                 ul_rng: ue_rng(u, SUB_UL_DECODE),
                 olla_db: [0.0; 2],
                 mean_lin: [
-                    db_to_lin(p.sinr_db + c.sinr_offset_db),
+                    db_to_lin(p.sinr_db + offset_db),
                     db_to_lin(ul_sinr_db(c, p.coupling_loss_db)),
                 ],
                 olla_lin: [1.0; 2],
