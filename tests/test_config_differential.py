@@ -57,6 +57,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "lte_fading": C.LteFadingConfig,
     "lte_harq": C.LteHarqConfig,
     "lte_uplink": C.LteUplinkConfig,
+    "lte_pdcch": C.LtePdcchConfig,
     "lte_rlc": C.LteRlcConfig,
     "ack_filter": C.AckFilterConfig,
 }

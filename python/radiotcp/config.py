@@ -28,7 +28,15 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
 import tomli_w
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from .errors import ConfigError
@@ -964,6 +972,12 @@ class LteCellConfig(_Model):
         description="With ue_sinr_db: the UEs go round robin over this many sectors (1 = all "
         "in one cell, for a single-cell comparison).",
     )
+    ues_per_sector: list[Annotated[int, Field(ge=0, le=1000)]] | None = Field(
+        None,
+        description="UEs per sector of the centre site (e.g. Table I's [2, 4, 4]): the drop "
+        "keeps drawing until each sector has its count; with ue_sinr_db the UEs fill the "
+        "sectors in order. Must sum to `ues`; unset = a uniform drop.",
+    )
     drop_seed: int | None = Field(
         None,
         ge=0,
@@ -1002,12 +1016,18 @@ class LteHarqConfig(_Model):
 class LteUplinkConfig(_Model):
     """The uplink request path and scheduler (model-specs 4.1, 4.2, 4.4; lte-cell.md 2.5)."""
 
+    bandwidth_mhz: Literal[5, 10, 20] | None = Field(
+        None, description="The uplink carrier, MHz; unset = the downlink's (access.bandwidth_mhz)."
+    )
+
     scheduler: Literal["pf", "round_robin"] = Field(
         "pf",
         description="'pf' (PF order, chunks sized to the reported buffer) or 'round_robin' "
         "(ns-3 PfFfMacScheduler's uplink: equal shares).",
     )
-    min_prb: int = Field(1, ge=1, le=100, description="Fewest PRBs in a grant.")
+    min_prb: int = Field(
+        1, ge=1, le=U32_MAX, description="Fewest PRBs in a grant (a PUSCH size 2^a 3^b 5^c)."
+    )
     bsr: Literal["standard", "ideal"] = Field(
         "standard",
         description="'standard' (SR on PUCCH, regular/periodic/padding BSR in the block) or "
@@ -1042,18 +1062,117 @@ class LteUplinkConfig(_Model):
         le=28,
         description="One UL MCS for every UE (ns-3 uses 0); unset = link adaptation.",
     )
+    power_control: Literal["per_grant", "reference_prb"] = Field(
+        "per_grant",
+        description="'per_grant' (TS 36.213 5.1.1.1: P = min(P_CMAX, 10 log10 M + P0 + "
+        "alpha PL) per grant, so a power-limited UE's SINR per PRB falls with its PRBs; grants "
+        "sized to the PHR) or 'reference_prb' (one SINR for reference_prb PRBs whatever the "
+        "grant; the ns-3 comparison mode).",
+    )
     p0_dbm: float = Field(
         -106.0, ge=-200.0, le=80.0, allow_inf_nan=False, description="P0 per PRB, dBm."
     )
+    alpha: Literal[0.0, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0] = Field(
+        1.0, description="Fractional power control alpha (TS 36.331)."
+    )
     ue_power_dbm: float = Field(
-        23.0, ge=-200.0, le=80.0, allow_inf_nan=False, description="UE maximum power, dBm."
+        23.0, ge=-200.0, le=80.0, allow_inf_nan=False, description="UE maximum power P_CMAX, dBm."
+    )
+    phr_periodic_tti: Literal[10, 20, 50, 100, 200, 500, 1000] | None = Field(
+        50, description="periodicPHR-Timer, subframes (TS 36.321 5.4.6); unset = infinity."
+    )
+    phr_prohibit_tti: Literal[0, 10, 20, 50, 100, 200, 500, 1000] = Field(
+        0, description="prohibitPHR-Timer, subframes."
+    )
+    phr_pathloss_change_db: Literal[1.0, 3.0, 6.0] | None = Field(
+        3.0, description="dl-PathlossChange, dB; unset = infinity."
     )
     enb_noise_figure_db: NonNegFloat = Field(5.0, description="eNB noise figure, dB.")
-    iot_db: NonNegFloat = Field(2.0, description="Interference over thermal at the eNB, dB.")
+    interference: Literal["load", "constant"] = Field(
+        "load",
+        description="'load' (the IoT per PRB follows the neighbour sectors' uplink load) or "
+        "'constant' (iot_db).",
+    )
+    iot_db: NonNegFloat = Field(
+        2.0, description="Interference over thermal at the eNB with interference = 'constant', dB."
+    )
+    neighbour_load: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        allow_inf_nan=False,
+        description="With interference = 'load': the fraction of PUSCH PRBs the neighbour "
+        "sectors use; unset = the serving site's own utilisation mirrored (EWMA, 100 TTIs).",
+    )
     sc_fdma_loss_db: NonNegFloat = Field(1.0, description="SC-FDMA loss, dB.")
     reference_prb: int = Field(
-        4, ge=1, le=100, description="PRBs the UL SINR is computed for when power-limited."
+        4,
+        ge=1,
+        le=100,
+        description="PRBs the UL SINR is computed for with power_control = 'reference_prb'.",
     )
+    pucch_prb: int | None = Field(
+        None,
+        ge=0,
+        le=94,
+        description="PRBs at the band edges taken by PUCCH (not available to PUSCH; even); "
+        "unset = 2 / 4 / 8 at 5 / 10 / 20 MHz.",
+    )
+
+
+class LtePdcchConfig(_Model):
+    """The PDCCH of each sector as a budget of CCEs per TTI shared by DL assignments and UL
+    grants (TS 36.211 6.7-6.9, TS 36.213 9.1.1; docs/models/lte-cell.md)."""
+
+    enabled: bool = Field(
+        True, description="DCIs draw from a CCE budget (false: any number per TTI, as ns-3)."
+    )
+    cfi: Literal[1, 2, 3] = Field(3, description="OFDM symbols of the control region.")
+    phich_ng: float = Field(
+        1.0,
+        allow_inf_nan=False,
+        description="PHICH N_g: 1/6 (0.1667), 0.5, 1 or 2 (TS 36.211 6.9); its REGs leave the "
+        "budget.",
+    )
+    aggregation_sinr_db: list[float] = Field(
+        default_factory=lambda: [3.0, 0.0, -3.0],
+        description="Wideband DL SINR (dB, before sinr_offset_db) at or above which a UE's "
+        "DCIs use aggregation level 1, 2, 4; below the last, 8.",
+    )
+    priority: Literal["dl_first", "ul_first"] = Field(
+        "dl_first",
+        description="When CCEs run short: 'dl_first' (DL retransmissions, new DL "
+        "assignments, then UL grants) or 'ul_first' (DL retransmissions, UL grants, then new "
+        "DL assignments).",
+    )
+    max_dl_ues_per_tti: int | None = Field(
+        None, ge=1, le=1000, description="UEs with a DL assignment per sector and TTI; unset = any."
+    )
+    max_ul_ues_per_tti: int | None = Field(
+        None, ge=1, le=1000, description="UEs with an UL grant per sector and TTI; unset = any."
+    )
+
+    @field_validator("phich_ng", mode="before")
+    @classmethod
+    def _ng(cls, v: Any) -> Any:
+        # 1/6 written as 0.1667 (or any rounding of it) is 1/6.
+        if isinstance(v, float) and abs(v - 1.0 / 6.0) < 1e-3:
+            return 1.0 / 6.0
+        return v
+
+    @model_validator(mode="after")
+    def _levels(self) -> LtePdcchConfig:
+        if self.phich_ng not in (1.0 / 6.0, 0.5, 1.0, 2.0):
+            raise _constraint("phich_ng", self.phich_ng, "one of 1/6 (0.1667), 0.5, 1, 2")
+        a = self.aggregation_sinr_db
+        ok = len(a) == 3 and all(math.isfinite(x) and abs(x) <= 50.0 for x in a)
+        if not (ok and a[0] >= a[1] >= a[2]):
+            raise _constraint(
+                "aggregation_sinr_db",
+                list(a),
+                "three non-increasing SINRs in [-50, 50] dB (levels 1, 2, 4; below: 8)",
+            )
+        return self
 
 
 class LteRlcConfig(_Model):
@@ -1141,6 +1260,9 @@ class LteConfig(_Model):
         100.0, ge=1.0, le=1e6, allow_inf_nan=False, description="PF EWMA time constant, TTIs."
     )
     uplink: LteUplinkConfig = Field(default_factory=LteUplinkConfig, description="Uplink.")
+    pdcch: LtePdcchConfig = Field(
+        default_factory=LtePdcchConfig, description="The PDCCH budget per sector and TTI."
+    )
     rlc: LteRlcConfig = Field(default_factory=LteRlcConfig, description="RLC and headers.")
     buffer: BufferConfig = Field(
         default_factory=lambda: BufferConfig(limit_sdus=1000),
@@ -1152,13 +1274,47 @@ class LteConfig(_Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> LteConfig:
-        n_prb = {5: 25, 10: 50, 20: 100}[self.bandwidth_mhz]
-        for key, v in (
-            ("uplink.min_prb", self.uplink.min_prb),
-            ("uplink.reference_prb", self.uplink.reference_prb),
-        ):
-            if v > n_prb:
-                raise _constraint(key, v, f"an integer in 1..={n_prb} (the carrier's PRBs)")
+        n_prb = {5: 25, 10: 50, 20: 100}[self.uplink.bandwidth_mhz or self.bandwidth_mhz]
+        v = self.uplink.reference_prb
+        if v > n_prb:
+            raise _constraint(
+                "uplink.reference_prb",
+                v,
+                f"an integer in 1..={n_prb} (the uplink carrier's PRBs)",
+            )
+        pucch = self.uplink.pucch_prb
+        if pucch is not None and (pucch > n_prb - 6 or pucch % 2):
+            raise _constraint(
+                "uplink.pucch_prb",
+                pucch,
+                f"an even number of PRBs in 0..={n_prb - 6} (both band edges; at least 6 left "
+                "to PUSCH)",
+            )
+        pusch = n_prb - (pucch if pucch is not None else {25: 2, 50: 4, 100: 8}[n_prb])
+        m = self.uplink.min_prb
+        if not (m <= pusch and _allowed_ul_prb(m)):
+            below = [k for k in range(1, min(m, pusch) + 1) if _allowed_ul_prb(k)]
+            above = [k for k in range(m, pusch + 1) if _allowed_ul_prb(k)]
+            near = sorted({*below[-1:], *above[:1]})
+            raise _constraint(
+                "uplink.min_prb",
+                m,
+                f"a PUSCH size 2^a 3^b 5^c in 1..={pusch} (the PRBs left by PUCCH); nearest: "
+                + " or ".join(str(k) for k in near),
+            )
+        per = self.cell.ues_per_sector
+        if per is not None:
+            sectors = self.cell.sectors if self.cell.ue_sinr_db is not None else 3
+            if len(per) != sectors:
+                raise _constraint(
+                    "cell.ues_per_sector",
+                    f"{len(per)} values",
+                    f"one count per sector ({sectors})",
+                )
+            if sum(per) != self.ues:
+                raise _constraint(
+                    "cell.ues_per_sector", per, f"counts that sum to access.ues = {self.ues}"
+                )
         off = self.uplink.sr_offset_ms
         if off is not None and off >= self.uplink.sr_period_ms:
             raise _constraint("uplink.sr_offset_ms", off, "an offset below uplink.sr_period_ms")
@@ -1170,6 +1326,16 @@ class LteConfig(_Model):
                 "cell.isd_m", self.cell.isd_m, "a distance greater than twice cell.min_distance_m"
             )
         return self
+
+
+def _allowed_ul_prb(n: int) -> bool:
+    """A PUSCH allocation of n PRBs is 2^a 3^b 5^c (TS 36.211 5.3.3)."""
+    if n < 1:
+        return False
+    for p in (2, 3, 5):
+        while n % p == 0:
+            n //= p
+    return n == 1
 
 
 # The name the models of radiotcp 0.2 used for the UMTS table (`[radio]`).

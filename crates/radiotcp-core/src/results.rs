@@ -246,6 +246,27 @@ pub struct LteCellStats {
     pub grants: u64,
     pub sr_give_ups: u64,
     pub rlc_discards: u64,
+    /// Power headroom reports sent, and the fraction of new UL grants in which the UE needed
+    /// more than P_CMAX (power-limited: its SINR per PRB fell below the nominal one).
+    pub phrs: u64,
+    pub ul_power_limited_fraction: f64,
+    /// PUSCH PRBs per sector (the carrier less PUCCH), CCEs per sector and TTI (0: no PDCCH
+    /// budget).
+    pub pusch_prb: u32,
+    pub pdcch_cces: u32,
+    /// Over the measured interval and the sectors with UEs: PUSCH PRBs used / available,
+    /// CCEs used / available (NaN without a PDCCH budget), the mean uplink IoT, dB.
+    pub ul_prb_utilization: f64,
+    pub pdcch_cce_utilization: f64,
+    pub ul_iot_mean_db: f64,
+    /// DCIs issued (DL: assignments, HARQ retransmissions included; UL: grants), and UEs a
+    /// scheduler passed over for lack of CCEs or by the per-TTI UE cap (one per UE and TTI).
+    pub dl_dcis: u64,
+    pub ul_dcis: u64,
+    pub dl_dci_blocked: u64,
+    pub ul_dci_blocked: u64,
+    pub dl_ue_cap_blocked: u64,
+    pub ul_ue_cap_blocked: u64,
     /// Means over UEs (NaN-free UEs only) of the per-UE values of the same name.
     pub dl_mean_mcs: f64,
     pub dl_bler: f64,
@@ -275,6 +296,7 @@ impl LteCellStats {
         self.grants += u.grants;
         self.sr_give_ups += u.sr_give_ups;
         self.rlc_discards += u.rlc_discards;
+        self.phrs += u.phrs;
     }
 
     /// The means over UEs.
@@ -344,6 +366,12 @@ pub struct LteUeStats {
     pub padding_bsrs: u64,
     pub grants: u64,
     pub sr_give_ups: u64,
+    /// DCI aggregation level (CCEs), PHRs sent, the power headroom at one PRB (dB; NaN when
+    /// not modelled), and the fraction of its new UL grants that were power-limited.
+    pub aggregation_level: u8,
+    pub phrs: u64,
+    pub ul_headroom_db: f64,
+    pub ul_power_limited_fraction: f64,
     pub dl_rlc_retransmitted: u64,
     pub ul_rlc_retransmitted: u64,
     pub rlc_discards: u64,

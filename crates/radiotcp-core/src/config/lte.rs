@@ -9,6 +9,12 @@ use super::{
     CodelConfig, PieConfig, RedConfig, SbdConfig,
 };
 use crate::error::ConfigError;
+use crate::radio::lte::tbs::{is_allowed_ul_prb, largest_allowed_ul_prb};
+
+/// TS 36.331 UplinkPowerControlCommon alpha.
+const ALPHAS: [f64; 8] = [0.0, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
+/// TS 36.211 §6.9 N_g.
+const PHICH_NG: [f64; 4] = [1.0 / 6.0, 0.5, 1.0, 2.0];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -38,6 +44,7 @@ pub struct LteConfig {
     /// EWMA time constant of the PF schedulers, TTIs (ns-3: 100).
     pub pf_time_constant_tti: f64,
     pub uplink: LteUplinkConfig,
+    pub pdcch: LtePdcchConfig,
     pub rlc: LteRlcConfig,
     /// The per-UE downlink buffer (PDCP/RLC SDUs at the eNB) and its discipline.
     pub buffer: BufferConfig,
@@ -61,6 +68,10 @@ pub struct LteCellConfig {
     /// With `ue_sinr_db`: the UEs go round robin over this many sectors of the site (1 puts
     /// them all in one cell, as a single-cell comparison needs).
     pub sectors: u32,
+    /// UEs per sector of the centre site (e.g. Table I's 2 / 4 / 4): the drop keeps drawing
+    /// until each sector has its count; with `ue_sinr_db`, the UEs fill the sectors in order.
+    /// Must sum to `ues`. `None`: a uniform drop (with `ue_sinr_db`: round robin).
+    pub ues_per_sector: Option<Vec<u32>>,
     /// Draw the drop from this seed (run 0) instead of the run's own seed and index, so that
     /// the replications of a sweep share one placement of UEs (per-UE figures); `None`: every
     /// run has its own drop.
@@ -111,9 +122,63 @@ pub enum BsrKind {
     Ideal,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UlPowerControlKind {
+    /// 36.213 §5.1.1.1 per grant: P = min(P_CMAX, 10 log10 M + P0 + α·PL); a power-limited UE's
+    /// SINR per PRB falls with the PRBs it is granted, and the eNB sizes grants to the PHR.
+    PerGrant,
+    /// The SINR computed once for `reference_prb` PRBs, whatever the grant (the model before
+    /// the uplink issue; the ns-3 comparison mode).
+    ReferencePrb,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UlInterferenceKind {
+    /// IoT per PRB from the neighbour sectors' uplink load (`neighbour_load`, or the serving
+    /// site's own PUSCH utilisation mirrored).
+    Load,
+    /// A constant `iot_db`.
+    Constant,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DciPriorityKind {
+    /// DL HARQ retransmissions, then new DL assignments (PF order), then UL grants.
+    DlFirst,
+    /// DL HARQ retransmissions, then UL grants, then new DL assignments.
+    UlFirst,
+}
+
+/// The PDCCH of each sector (TS 36.211 §6.7-6.8, TS 36.213 §9.1.1): a budget of CCEs per TTI
+/// shared by DL assignments and UL grants.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LtePdcchConfig {
+    /// Whether DCIs draw from a CCE budget (off: any number of DCIs per TTI, ns-3's model).
+    pub enabled: bool,
+    /// Control format indicator: OFDM symbols of the control region (1, 2, 3).
+    pub cfi: u32,
+    /// PHICH N_g (1/6, 1/2, 1 or 2; TS 36.211 §6.9): the PHICH groups' REGs leave the budget.
+    pub phich_ng: f64,
+    /// Wideband DL SINR (dB, before `sinr_offset_db`) at or above which a UE's DCIs use
+    /// aggregation level 1, 2, 4; below the last, level 8.
+    pub aggregation_sinr_db: [f64; 3],
+    /// Which DCIs a TTI serves first when CCEs run short.
+    pub priority: DciPriorityKind,
+    /// At most this many UEs with a DL assignment (retransmissions included) / an UL grant
+    /// per sector and TTI (a scheduler limit many commercial eNBs have); `None`: no limit.
+    pub max_dl_ues_per_tti: Option<u32>,
+    pub max_ul_ues_per_tti: Option<u32>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LteUplinkConfig {
+    /// The uplink carrier, MHz (5, 10, 20); `None`: the downlink's (`access.bandwidth_mhz`).
+    pub bandwidth_mhz: Option<u32>,
     pub scheduler: UlSchedulerKind,
     /// Fewest PRBs in a grant.
     pub min_prb: u32,
@@ -134,16 +199,31 @@ pub struct LteUplinkConfig {
     /// A fixed UL MCS for every UE (ns-3 uses 0 until SRS-based UL CQI); `None` = link
     /// adaptation from the UL SINR.
     pub fixed_mcs: Option<u8>,
-    /// Open-loop power control P0 (dBm per PRB) and the UE's maximum power (36.213 §5.1.1).
+    pub power_control: UlPowerControlKind,
+    /// Fractional power control: P0 (dBm per PRB), α (36.213 §5.1.1.1; one of 0, 0.4 ... 1)
+    /// and the UE's maximum power P_CMAX, dBm.
     pub p0_dbm: f64,
+    pub alpha: f64,
     pub ue_power_dbm: f64,
+    /// periodicPHR-Timer and prohibitPHR-Timer (subframes) and dl-PathlossChange (dB) of the
+    /// power headroom report (36.321 §5.4.6, 36.331 PHR-Config); `None` = infinity.
+    pub phr_periodic_tti: Option<u32>,
+    pub phr_prohibit_tti: u32,
+    pub phr_pathloss_change_db: Option<f64>,
     pub enb_noise_figure_db: f64,
-    /// Interference over thermal at the eNB, dB (an ACK-only uplink is lightly loaded).
+    pub interference: UlInterferenceKind,
+    /// Interference over thermal at the eNB with `interference = "constant"`, dB.
     pub iot_db: f64,
+    /// With `interference = "load"`: the fraction of PUSCH PRBs the neighbour sectors' UEs use;
+    /// `None`: the serving site's own utilisation (EWMA over 100 TTIs) mirrored.
+    pub neighbour_load: Option<f64>,
     /// SC-FDMA loss against the DL thresholds, dB.
     pub sc_fdma_loss_db: f64,
-    /// PRBs the UL SINR is computed for (power spread over them when power-limited).
+    /// PRBs the UL SINR is computed for with `power_control = "reference_prb"`.
     pub reference_prb: u32,
+    /// PRBs at the band edges taken by PUCCH (not available to PUSCH); `None`: 2 / 4 / 8 at
+    /// 5 / 10 / 20 MHz.
+    pub pucch_prb: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -227,6 +307,7 @@ impl Default for LteConfig {
                 ue_noise_figure_db: 9.0,
                 ue_sinr_db: None,
                 sectors: 3,
+                ues_per_sector: None,
                 drop_seed: None,
             },
             fading: LteFadingConfig {
@@ -241,6 +322,7 @@ impl Default for LteConfig {
             },
             pf_time_constant_tti: 100.0,
             uplink: LteUplinkConfig {
+                bandwidth_mhz: None,
                 scheduler: UlSchedulerKind::Pf,
                 min_prb: 1,
                 bsr: BsrKind::Standard,
@@ -252,12 +334,29 @@ impl Default for LteConfig {
                 retx_bsr_tti: 2560,
                 dsr_trans_max: 64,
                 fixed_mcs: None,
+                power_control: UlPowerControlKind::PerGrant,
                 p0_dbm: -106.0,
+                alpha: 1.0,
                 ue_power_dbm: 23.0,
+                phr_periodic_tti: Some(50),
+                phr_prohibit_tti: 0,
+                phr_pathloss_change_db: Some(3.0),
                 enb_noise_figure_db: 5.0,
+                interference: UlInterferenceKind::Load,
                 iot_db: 2.0,
+                neighbour_load: None,
                 sc_fdma_loss_db: 1.0,
                 reference_prb: 4,
+                pucch_prb: None,
+            },
+            pdcch: LtePdcchConfig {
+                enabled: true,
+                cfi: 3,
+                phich_ng: 1.0,
+                aggregation_sinr_db: [3.0, 0.0, -3.0],
+                priority: DciPriorityKind::DlFirst,
+                max_dl_ues_per_tti: None,
+                max_ul_ues_per_tti: None,
             },
             rlc: LteRlcConfig {
                 mode: RlcModeKind::Am,
@@ -299,6 +398,29 @@ impl LteConfig {
             10 => 50,
             _ => 100,
         }
+    }
+
+    /// PRBs of the uplink carrier.
+    pub fn ul_n_prb(&self) -> u32 {
+        match self.uplink.bandwidth_mhz.unwrap_or(self.bandwidth_mhz) {
+            5 => 25,
+            10 => 50,
+            _ => 100,
+        }
+    }
+
+    /// PRBs at the uplink band edges taken by PUCCH.
+    pub fn pucch_prb(&self) -> u32 {
+        self.uplink.pucch_prb.unwrap_or(match self.ul_n_prb() {
+            25 => 2,
+            50 => 4,
+            _ => 8,
+        })
+    }
+
+    /// PRBs the uplink scheduler can grant (the carrier less the PUCCH region).
+    pub fn pusch_prb(&self) -> u32 {
+        self.ul_n_prb().saturating_sub(self.pucch_prb())
     }
 
     pub(crate) fn validate(&self) -> Result<(), ConfigError> {
@@ -379,6 +501,21 @@ impl LteConfig {
                 )?;
             }
         }
+        if let Some(v) = &c.ues_per_sector {
+            let sectors = if c.ue_sinr_db.is_some() { c.sectors } else { 3 };
+            check(
+                v.len() == sectors as usize,
+                "access.cell.ues_per_sector",
+                format!("{} values", v.len()),
+                &format!("one count per sector ({sectors})"),
+            )?;
+            check(
+                v.iter().map(|&x| x as u64).sum::<u64>() == self.ues as u64,
+                "access.cell.ues_per_sector",
+                format!("{v:?}"),
+                &format!("counts that sum to access.ues = {}", self.ues),
+            )?;
+        }
         let f = &self.fading;
         check(
             f.speed_kmh.is_finite() && f.speed_kmh > 0.0 && f.speed_kmh <= 500.0,
@@ -409,12 +546,45 @@ impl LteConfig {
             "a number of TTIs in [1, 1e6]",
         )?;
         let u = &self.uplink;
-        check(
-            (1..=self.n_prb()).contains(&u.min_prb),
-            "access.uplink.min_prb",
-            u.min_prb,
-            &format!("an integer in 1..={} (the carrier's PRBs)", self.n_prb()),
-        )?;
+        if let Some(b) = u.bandwidth_mhz {
+            check(
+                [5, 10, 20].contains(&b),
+                "access.uplink.bandwidth_mhz",
+                b,
+                "one of 5, 10, 20 (25, 50, 100 PRB), or unset (the downlink's)",
+            )?;
+        }
+        if let Some(p) = u.pucch_prb {
+            check(
+                p <= self.ul_n_prb() - 6 && p % 2 == 0,
+                "access.uplink.pucch_prb",
+                p,
+                &format!(
+                    "an even number of PRBs in 0..={} (both band edges; at least 6 left to PUSCH)",
+                    self.ul_n_prb() - 6
+                ),
+            )?;
+        }
+        let pusch = self.pusch_prb();
+        // A grant is 2^a 3^b 5^c PRBs (36.211 §5.3.3) within the PUSCH region: any other
+        // minimum is one the scheduler can never grant.
+        if !(u.min_prb >= 1 && u.min_prb <= pusch && is_allowed_ul_prb(u.min_prb)) {
+            let below = largest_allowed_ul_prb(u.min_prb.min(pusch));
+            let above = (u.min_prb.max(1)..=pusch).find(|&n| is_allowed_ul_prb(n));
+            let nearest = match (below, above) {
+                (Some(b), Some(a)) if a != b => format!("nearest: {b} or {a}"),
+                (Some(b), _) => format!("nearest: {b}"),
+                (None, Some(a)) => format!("nearest: {a}"),
+                (None, None) => String::new(),
+            };
+            return Err(ConfigError {
+                key: "access.uplink.min_prb".into(),
+                value: u.min_prb.to_string(),
+                allowed: format!(
+                    "a PUSCH size 2^a 3^b 5^c in 1..={pusch} (the PRBs left by PUCCH); {nearest}"
+                ),
+            });
+        }
         self.ul_mac_params(0).validate().map_err(|e| {
             // The entity names its timers in subframes; the keys say their unit.
             let key = match e.field.as_str() {
@@ -463,15 +633,87 @@ impl LteConfig {
                 "a power in [-200, 80] dBm",
             )?;
         }
+        check(
+            ALPHAS.iter().any(|&a| (a - u.alpha).abs() < 1e-9),
+            "access.uplink.alpha",
+            u.alpha,
+            "one of 0, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1 (TS 36.331 alpha)",
+        )?;
+        if let Some(t) = u.phr_periodic_tti {
+            check(
+                [10, 20, 50, 100, 200, 500, 1000].contains(&t),
+                "access.uplink.phr_periodic_tti",
+                t,
+                "one of 10, 20, 50, 100, 200, 500, 1000 subframes, or unset (infinity)",
+            )?;
+        }
+        check(
+            [0, 10, 20, 50, 100, 200, 500, 1000].contains(&u.phr_prohibit_tti),
+            "access.uplink.phr_prohibit_tti",
+            u.phr_prohibit_tti,
+            "one of 0, 10, 20, 50, 100, 200, 500, 1000 subframes",
+        )?;
+        if let Some(d) = u.phr_pathloss_change_db {
+            check(
+                [1.0, 3.0, 6.0].contains(&d),
+                "access.uplink.phr_pathloss_change_db",
+                d,
+                "one of 1, 3, 6 dB, or unset (infinity)",
+            )?;
+        }
+        if let Some(l) = u.neighbour_load {
+            check(
+                (0.0..=1.0).contains(&l),
+                "access.uplink.neighbour_load",
+                l,
+                "a fraction in [0, 1]",
+            )?;
+        }
         finite_nonneg("access.uplink.enb_noise_figure_db", u.enb_noise_figure_db)?;
         finite_nonneg("access.uplink.iot_db", u.iot_db)?;
         finite_nonneg("access.uplink.sc_fdma_loss_db", u.sc_fdma_loss_db)?;
         check(
-            (1..=self.n_prb()).contains(&u.reference_prb),
+            (1..=self.ul_n_prb()).contains(&u.reference_prb),
             "access.uplink.reference_prb",
             u.reference_prb,
-            &format!("an integer in 1..={} (the carrier's PRBs)", self.n_prb()),
+            &format!(
+                "an integer in 1..={} (the uplink carrier's PRBs)",
+                self.ul_n_prb()
+            ),
         )?;
+        let p = &self.pdcch;
+        check(
+            (1..=3).contains(&p.cfi),
+            "access.pdcch.cfi",
+            p.cfi,
+            "1, 2 or 3 OFDM symbols (TS 36.211 Table 6.7-1, more than 10 PRB)",
+        )?;
+        check(
+            PHICH_NG.iter().any(|&g| (g - p.phich_ng).abs() < 1e-6),
+            "access.pdcch.phich_ng",
+            p.phich_ng,
+            "one of 1/6, 1/2, 1, 2 (TS 36.211 §6.9)",
+        )?;
+        let a = p.aggregation_sinr_db;
+        check(
+            a.iter().all(|x| x.is_finite() && x.abs() <= 50.0) && a[0] >= a[1] && a[1] >= a[2],
+            "access.pdcch.aggregation_sinr_db",
+            format!("{a:?}"),
+            "three non-increasing SINRs in [-50, 50] dB (levels 1, 2, 4; below: 8)",
+        )?;
+        for (key, v) in [
+            ("access.pdcch.max_dl_ues_per_tti", p.max_dl_ues_per_tti),
+            ("access.pdcch.max_ul_ues_per_tti", p.max_ul_ues_per_tti),
+        ] {
+            if let Some(v) = v {
+                check(
+                    (1..=1000).contains(&v),
+                    key,
+                    v,
+                    "an integer in 1..=1000, or unset",
+                )?;
+            }
+        }
         let r = &self.rlc;
         timer_ms("access.rlc.t_poll_retransmit_ms", r.t_poll_retransmit_ms)?;
         timer_ms("access.rlc.t_reordering_ms", r.t_reordering_ms)?;

@@ -36,9 +36,14 @@ use crate::queue::{BufferDiscipline, BufferDrop, Verdict};
 use crate::radio::lte::amc::{bler_first_tx, MCS_SINR_10PCT_DB};
 use crate::radio::lte::fading::Fading;
 use crate::radio::lte::geometry::{
-    drop_ues, UePlacement, N_SITES, PRB_HZ, SECTORS_PER_SITE, THERMAL_NOISE_DBM_PER_HZ,
+    drop_ues_by_sector, ul_full_load_inr, UePlacement, N_SITES, PRB_HZ, SECTORS_PER_SITE,
+    THERMAL_NOISE_DBM_PER_HZ,
 };
 use crate::radio::lte::harq::{Feedback, Harq};
+use crate::radio::lte::pdcch::{aggregation_level, cce_count, DciBudget};
+use crate::radio::lte::power::{
+    ph_from_index, ph_index, PhrEntity, PhrParams, PuschPower, PHR_BYTES,
+};
 use crate::radio::lte::rlc::{Chunk, LteRlcEntity};
 use crate::radio::lte::sched::{Allocation, Candidate, PfScheduler, UlScheduler};
 use crate::radio::lte::tbs::{tbs_for_mcs, Channel};
@@ -63,6 +68,10 @@ const TTI: Time = NS_PER_MS;
 const PUSCH_DELAY: u64 = 4;
 /// Per-TTI rings: longer than the furthest event scheduled ahead (a retransmission at n + 8).
 const RING: usize = 16;
+/// Time constant of the site's PUSCH utilisation mirrored as the neighbours' load, TTIs.
+const UL_LOAD_TC: f64 = 100.0;
+/// Monte-Carlo UEs per site for the uplink interference at full load.
+const UL_INR_SAMPLES_PER_SITE: usize = 300;
 
 #[derive(Debug, Clone)]
 pub enum LteEvent {
@@ -89,6 +98,8 @@ struct Tb {
     decoded: bool,
     /// The BSR it carries (uplink).
     bsr: Option<u8>,
+    /// The power headroom level it reports (uplink).
+    phr: Option<u8>,
     /// TTI of its first transmission.
     built: u64,
     /// Transmissions so far.
@@ -118,6 +129,7 @@ impl TbPool {
         tb.sinr_sum = 0.0;
         tb.decoded = false;
         tb.bsr = None;
+        tb.phr = None;
         tb.tx = 0;
         tb.bytes = bytes;
         i
@@ -169,10 +181,20 @@ struct Ue {
     x_m: f64,
     y_m: f64,
     distance_m: f64,
-    /// Mean wideband SINR, dB (offset applied), downlink and uplink (per PRB, SC-FDMA loss
-    /// and IoT included).
+    /// Mean wideband SINR, dB (offset applied), downlink and uplink (per PRB when not
+    /// power-limited, SC-FDMA loss included, interference not: see `Ue::mean_lin`).
     dl_sinr_db: f64,
     ul_sinr_db: f64,
+    /// Coupling loss to the serving sector, dB (the path loss power control compensates;
+    /// NaN when SINRs were given per UE).
+    pl_db: f64,
+    /// Power headroom at one PRB as a PRB count (an M-PRB grant is power-limited beyond it),
+    /// and what the eNB believes from the last PHR; infinite when unknown or not modelled.
+    ul_h: f64,
+    ul_h_est: f64,
+    phr: Option<PhrEntity>,
+    /// CCEs of this UE's DCIs (aggregation level).
+    al: u8,
     dl_fading: Fading,
     ul_fading: Fading,
     dl_rng: RngStream,
@@ -180,7 +202,8 @@ struct Ue {
     /// Outer-loop offsets on the reported SINR, dB (downlink, uplink).
     olla_db: [f64; 2],
     /// Mean SINR (downlink, uplink) and the outer-loop offsets, linear: link adaptation and
-    /// decoding work in the linear domain, so that a TTI takes no logarithm per UE.
+    /// decoding work in the linear domain, so that a TTI takes no logarithm per UE. The
+    /// uplink's is the signal over noise per PRB; the sector's IoT divides it per TTI.
     mean_lin: [f64; 2],
     olla_lin: [f64; 2],
     /// The latest CQI report per link: its TTI and the SINR it measured (linear, mean x
@@ -230,6 +253,7 @@ struct UeCounters {
     ul_tx: u64,
     ul_tx_failed: u64,
     grants: u64,
+    ul_power_limited: u64,
     padding_bsrs: u64,
     buffer_drops: [u64; BufferDrop::ALL.len()],
     acks_at_enb: u64,
@@ -282,6 +306,35 @@ struct Sector {
     dl_active: Vec<u32>,
     /// UEs the eNB believes have uplink data or whose SR is answered.
     ul_active: Vec<u32>,
+    /// Uplink interference at full load over noise, per PRB, linear, and the IoT this TTI.
+    ul_inr_full: f64,
+    iot_lin: f64,
+    /// CCEs left this TTI, and UEs with a DL assignment / UL grant so far this TTI.
+    cce_left: u32,
+    dl_ues: u32,
+    ul_ues: u32,
+    /// PUSCH PRBs transmitted this TTI.
+    ul_prb_now: u32,
+    has_ues: bool,
+}
+
+/// The PDCCH and uplink counters of the cell (issue 22).
+#[derive(Default)]
+struct CellCounters {
+    dl_dcis: u64,
+    ul_dcis: u64,
+    dl_dci_blocked: u64,
+    ul_dci_blocked: u64,
+    dl_ue_cap_blocked: u64,
+    ul_ue_cap_blocked: u64,
+    /// Over the measured interval, summed over the sectors with UEs: CCEs used and
+    /// available, PUSCH PRBs used and available, and the IoT (dB) per sector and TTI.
+    cce_used: u64,
+    cce_avail: u64,
+    ul_prb_used: u64,
+    ul_prb_avail: u64,
+    iot_db_sum: f64,
+    iot_n: u64,
 }
 
 pub struct LteNode {
@@ -293,6 +346,21 @@ pub struct LteNode {
     /// The whole band's downlink TBS at each MCS, octets (eq. (1)'s S_TBS samples).
     whole_band_tbs: [u32; 29],
     ul_fixed_mcs: Option<u8>,
+    /// The UEs' PUSCH power control (36.213 §5.1.1.1), for the headroom they report.
+    pc: PuschPower,
+    /// Uplink interference: `Some(load)` fixed, `None` mirrored from the site's EWMA; and
+    /// whether it follows load at all (else each sector's IoT is the constant one).
+    neighbour_load: Option<f64>,
+    load_iot: bool,
+    ul_load_ewma: f64,
+    /// PUSCH PRBs (the carrier less the PUCCH region).
+    pusch_prb: u32,
+    /// CCEs per sector and TTI (`u32::MAX`: no PDCCH budget), the UE caps, the order.
+    cce_total: u32,
+    max_dl_ues: u32,
+    max_ul_ues: u32,
+    ul_first: bool,
+    cst: CellCounters,
     ideal_bsr: bool,
     sr_grant_delay: u64,
     sr_grant_bytes: u32,
@@ -335,12 +403,36 @@ impl LteNode {
         let ue_rng =
             |u: usize, sub: u8| RngStream::new(seed, run, stream::wide(STREAM_UE, u as u64, sub));
         // Positions and mean SINR: a Case-1 drop, or the SINRs the configuration lists.
+        let per_sector: Option<[u32; SECTORS_PER_SITE]> = c.cell.ues_per_sector.as_ref().map(|v| {
+            let mut a = [0; SECTORS_PER_SITE];
+            for (k, &x) in v.iter().enumerate() {
+                a[k] = x;
+            }
+            a
+        });
+        // With SINRs given per UE: round robin over the sectors, or in order to fill the
+        // configured counts.
+        let sector_of = |u: usize| match per_sector {
+            None => u % c.cell.sectors as usize,
+            Some(counts) => {
+                let mut left = u as u32;
+                counts
+                    .iter()
+                    .position(|&n| {
+                        let here = left < n;
+                        left = left.saturating_sub(n);
+                        here
+                    })
+                    .unwrap_or(0)
+            }
+        };
+        let (drop_s, drop_r) = c.cell.drop_seed.map_or((seed, run), |d| (d, 0));
         let (places, redrawn): (Vec<UePlacement>, usize) = match &c.cell.ue_sinr_db {
             Some(list) => {
                 let given = |u: usize, sinr_db: f64| UePlacement {
                     x: f64::NAN,
                     y: f64::NAN,
-                    sector: u % c.cell.sectors as usize,
+                    sector: sector_of(u),
                     distance_m: f64::NAN,
                     rx_power_prb_dbm: f64::NAN,
                     coupling_loss_db: f64::NAN,
@@ -353,11 +445,40 @@ impl LteNode {
                 )
             }
             None => {
-                let (s, r) = c.cell.drop_seed.map_or((seed, run), |d| (d, 0));
-                let mut rng = RngStream::new(s, r, stream::wide(STREAM_CELL, 0, 0));
-                let d = drop_ues(&cell, n, &mut rng).expect("validated with the configuration");
+                let mut rng = RngStream::new(drop_s, drop_r, stream::wide(STREAM_CELL, 0, 0));
+                let d = drop_ues_by_sector(&cell, n, per_sector, &mut rng)
+                    .expect("validated with the configuration");
                 (d.ues, d.rejected)
             }
+        };
+        let u = &c.uplink;
+        let pc = PuschPower {
+            p0_dbm: u.p0_dbm,
+            alpha: u.alpha,
+            p_cmax_dbm: u.ue_power_dbm,
+        };
+        let per_grant_pc = u.power_control == config::UlPowerControlKind::PerGrant;
+        let enb_noise_prb_dbm =
+            THERMAL_NOISE_DBM_PER_HZ + 10.0 * PRB_HZ.log10() + u.enb_noise_figure_db;
+        let load_iot = u.interference == config::UlInterferenceKind::Load;
+        // I/N at full load per centre sector, from a Monte Carlo over the layout on the
+        // drop's own stream (sub-stream 1), so that every run of a drop sees the same layout.
+        let inr_full = if load_iot {
+            let mut rng = RngStream::new(drop_s, drop_r, stream::wide(STREAM_CELL, 1, 0));
+            ul_full_load_inr(
+                &cell,
+                |cl| pc.tx_power_dbm(1, cl),
+                enb_noise_prb_dbm,
+                UL_INR_SAMPLES_PER_SITE,
+                &mut rng,
+            )
+        } else {
+            [0.0; SECTORS_PER_SITE]
+        };
+        let phr_params = PhrParams {
+            periodic: u.phr_periodic_tti,
+            prohibit: u.phr_prohibit_tti,
+            pathloss_change_db: u.phr_pathloss_change_db,
         };
         // The offset calibrates the Case-1 geometry (lte-cell.md §3); SINRs the user lists
         // in `ue_sinr_db` are used as written.
@@ -369,7 +490,7 @@ impl LteNode {
         let mss = cfg.tcp.packet_size_bytes - cfg.tcp.header_bytes;
         let rlc = c.rlc_params();
         let fading = c.fading_model();
-        let ues = places
+        let ues: Vec<Ue> = places
             .into_iter()
             .enumerate()
             .map(|(u, p)| Ue {
@@ -378,7 +499,18 @@ impl LteNode {
                 y_m: p.y,
                 distance_m: p.distance_m,
                 dl_sinr_db: p.sinr_db + offset_db,
-                ul_sinr_db: ul_sinr_db(c, p.coupling_loss_db),
+                ul_sinr_db: ul_snr_db(c, &pc, p.coupling_loss_db),
+                pl_db: p.coupling_loss_db,
+                ul_h: if per_grant_pc && p.coupling_loss_db.is_finite() {
+                    pc.headroom_prbs(p.coupling_loss_db)
+                } else {
+                    f64::INFINITY
+                },
+                ul_h_est: f64::INFINITY,
+                phr: (per_grant_pc && p.coupling_loss_db.is_finite())
+                    .then(|| PhrEntity::new(phr_params)),
+                // The PDCCH gets no spatial multiplexing: the geometry's SINR, no offset.
+                al: aggregation_level(p.sinr_db, c.pdcch.aggregation_sinr_db),
                 dl_fading: Fading::new(&fading, ue_rng(u, SUB_DL_FADING)),
                 ul_fading: Fading::new(&fading, ue_rng(u, SUB_UL_FADING)),
                 dl_rng: ue_rng(u, SUB_DL_DECODE),
@@ -386,7 +518,7 @@ impl LteNode {
                 olla_db: [0.0; 2],
                 mean_lin: [
                     db_to_lin(p.sinr_db + offset_db),
-                    db_to_lin(ul_sinr_db(c, p.coupling_loss_db)),
+                    db_to_lin(ul_snr_db(c, &pc, p.coupling_loss_db)),
                 ],
                 olla_lin: [1.0; 2],
                 cqi: [(None, 0.0); 2],
@@ -428,14 +560,32 @@ impl LteNode {
                 occupancy: Occupancy::default(),
             })
             .collect();
+        let pusch_prb = c.pusch_prb();
+        let ul_pf = crate::radio::lte::sched::PfParams {
+            n_prb: pusch_prb,
+            ..c.pf_params()
+        };
+        let constant_iot = db_to_lin(u.iot_db);
         let sectors = (0..SECTORS_PER_SITE)
-            .map(|_| Sector {
+            .map(|k| Sector {
                 dl: PfScheduler::new(c.pf_params(), n),
-                ul: UlScheduler::new(c.ul_mode(), c.pf_params(), n),
+                ul: UlScheduler::new(c.ul_mode(), ul_pf.clone(), n),
                 dl_active: Vec::new(),
                 ul_active: Vec::new(),
+                ul_inr_full: inr_full[k],
+                iot_lin: if load_iot {
+                    1.0 + u.neighbour_load.unwrap_or(0.0) * inr_full[k]
+                } else {
+                    constant_iot
+                },
+                cce_left: 0,
+                dl_ues: 0,
+                ul_ues: 0,
+                ul_prb_now: 0,
+                has_ues: ues.iter().any(|ue: &Ue| ue.sector == k),
             })
             .collect();
+        let pd = &c.pdcch;
         Self {
             cqi_delay: c.cqi_delay_tti as u64,
             cqi_period: c.cqi_period_tti as u64,
@@ -445,6 +595,20 @@ impl LteNode {
                 tbs_for_mcs(Channel::Pdsch, m as u8, c.n_prb()).expect("a valid MCS") / 8
             }),
             ul_fixed_mcs: c.uplink.fixed_mcs,
+            pc,
+            neighbour_load: u.neighbour_load,
+            load_iot,
+            ul_load_ewma: 0.0,
+            pusch_prb,
+            cce_total: if pd.enabled {
+                cce_count(c.n_prb(), pd.cfi, pd.phich_ng)
+            } else {
+                u32::MAX
+            },
+            max_dl_ues: pd.max_dl_ues_per_tti.unwrap_or(u32::MAX),
+            max_ul_ues: pd.max_ul_ues_per_tti.unwrap_or(u32::MAX),
+            ul_first: pd.priority == config::DciPriorityKind::UlFirst,
+            cst: CellCounters::default(),
             ideal_bsr: c.uplink.bsr == config::BsrKind::Ideal,
             sr_grant_delay: c.uplink.sr_grant_delay_tti as u64,
             sr_grant_bytes: c.uplink.sr_grant_bytes,
@@ -645,7 +809,15 @@ impl LteNode {
         }
         list.clear();
         self.rings.feedback[slot(n)] = list;
-        // HARQ retransmissions due now, both links (they keep their PRBs and MCS).
+        for sec in &mut self.sectors {
+            sec.cce_left = self.cce_total;
+            sec.dl_ues = 0;
+            sec.ul_ues = 0;
+            sec.ul_prb_now = 0;
+        }
+        // HARQ retransmissions due now, both links (they keep their PRBs and MCS). A DL one
+        // needs an assignment (asynchronous, adaptive HARQ): its DCI goes first; a UL one is
+        // non-adaptive, triggered on PHICH, and needs none.
         let mut list = std::mem::take(&mut self.rings.retx[slot(n)]);
         let mut dl_reserved = [0u32; SECTORS_PER_SITE];
         self.dl_retx_now.clear();
@@ -662,19 +834,67 @@ impl LteNode {
             if link == Link::Dl {
                 dl_reserved[ue.sector] += self.pool.tbs[idx as usize].n_prb;
                 self.dl_retx_now.push(u);
+                let sector = &mut self.sectors[ue.sector];
+                sector.cce_left = sector.cce_left.saturating_sub(u32::from(ue.al));
+                sector.dl_ues += 1;
+                self.cst.dl_dcis += 1;
             }
             self.transmit(n, link, u, pid, idx);
         }
         list.clear();
         self.rings.retx[slot(n)] = list;
+        if self.ul_first {
+            self.pusch(n);
+            for sec in 0..SECTORS_PER_SITE {
+                self.uplink_grants(ctx, n, sec);
+            }
+        }
         for (sec, &reserved) in dl_reserved.iter().enumerate() {
             self.downlink(ctx, n, sec, reserved);
         }
-        self.pusch(n);
-        for sec in 0..SECTORS_PER_SITE {
-            self.uplink_grants(ctx, n, sec);
+        if !self.ul_first {
+            self.pusch(n);
+            for sec in 0..SECTORS_PER_SITE {
+                self.uplink_grants(ctx, n, sec);
+            }
         }
         self.run_macs(n);
+        self.end_tti(now >= ctx.probe.measure_from);
+    }
+
+    /// The TTI's PDCCH and PUSCH use into the counters, and the neighbours' uplink load (the
+    /// site's own utilisation, EWMA over [`UL_LOAD_TC`] TTIs, unless fixed) into each
+    /// sector's IoT for the next TTI: 1 + load · (I/N at full load).
+    fn end_tti(&mut self, measuring: bool) {
+        let (mut used, mut avail) = (0u64, 0u64);
+        for sec in self.sectors.iter().filter(|s| s.has_ues) {
+            used += u64::from(sec.ul_prb_now);
+            avail += u64::from(self.pusch_prb);
+            if measuring {
+                if self.cce_total != u32::MAX {
+                    self.cst.cce_used += u64::from(self.cce_total - sec.cce_left);
+                    self.cst.cce_avail += u64::from(self.cce_total);
+                }
+                self.cst.iot_db_sum += lin_to_db(sec.iot_lin);
+                self.cst.iot_n += 1;
+            }
+        }
+        if measuring {
+            self.cst.ul_prb_used += used;
+            self.cst.ul_prb_avail += avail;
+        }
+        if self.load_iot {
+            let now = if avail > 0 {
+                used as f64 / avail as f64
+            } else {
+                0.0
+            };
+            self.ul_load_ewma += (now - self.ul_load_ewma) / UL_LOAD_TC;
+            let load = self.neighbour_load.unwrap_or(self.ul_load_ewma);
+            for sec in &mut self.sectors {
+                sec.iot_lin = 1.0 + load * sec.ul_inr_full;
+            }
+        }
     }
 
     /// The SINR a transmission at TTI `n` sees, linear, and the draw that decides it.
@@ -684,8 +904,15 @@ impl LteNode {
             Link::Dl => (ue.dl_fading.gain_tti(1, n), &mut ue.dl_rng),
             Link::Ul => (ue.ul_fading.gain_tti(1, n), &mut ue.ul_rng),
         };
-        let mean_lin = ue.mean_lin[link as usize];
         let tb = &mut self.pool.tbs[idx as usize];
+        let mut mean_lin = ue.mean_lin[link as usize];
+        if link == Link::Ul {
+            // Power control: an M-PRB grant beyond the headroom gets h / M of the nominal power
+            // per PRB; the sector's IoT this TTI.
+            let sector = &mut self.sectors[ue.sector];
+            sector.ul_prb_now += tb.n_prb;
+            mean_lin *= (ue.ul_h / f64::from(tb.n_prb)).min(1.0) / sector.iot_lin;
+        }
         tb.tx += 1;
         tb.sinr_sum += mean_lin * gain;
         // Chase combining: the k-th transmission is decoded at the summed SINR (lte-cell.md
@@ -777,6 +1004,10 @@ impl LteNode {
                         ue.st.ack_delay_sum += now - p.sent_at;
                     }
                 }
+                if let Some(i) = tb.phr {
+                    // The headroom at one PRB, from the block's: PH + 10 log10 M.
+                    ue.ul_h_est = 10f64.powf(ph_from_index(i) / 10.0) * f64::from(tb.n_prb);
+                }
                 if let Some(b) = tb.bsr {
                     // What the UE had when it built the block, less what the eNB granted
                     // since for later TTIs (those grants will carry part of it).
@@ -824,7 +1055,12 @@ impl LteNode {
             };
             ue.cqi[l] = (Some(report), ue.mean_lin[l] * gain);
         }
-        let sinr = ue.cqi[l].1 * ue.olla_lin[l];
+        let mut sinr = ue.cqi[l].1 * ue.olla_lin[l];
+        if link == Link::Ul {
+            // The eNB measures the IoT it sees, and a UE power-limited even at one PRB (by its
+            // last PHR) sends less than the nominal power per PRB.
+            sinr *= ue.ul_h_est.min(1.0) / self.sectors[ue.sector].iot_lin;
+        }
         // The highest MCS whose 10 % threshold the SINR reaches (amc::sinr_to_mcs, linear;
         // MCS 0 below its threshold). The thresholds increase: a binary search.
         self.mcs_threshold_lin
@@ -857,14 +1093,26 @@ impl LteNode {
                 ue: u,
                 mcs,
                 backlog: backlog.min(u32::MAX as u64) as u32,
+                cce: self.ues[u as usize].al,
+                max_prb: u32::MAX,
             });
         }
         self.sectors[sec].dl_active = active;
         let cands = std::mem::take(&mut self.cands);
         let mut allocs = std::mem::take(&mut self.allocs);
-        self.sectors[sec]
+        let sector = &mut self.sectors[sec];
+        let mut budget = DciBudget::new(
+            sector.cce_left,
+            self.max_dl_ues.saturating_sub(sector.dl_ues),
+        );
+        sector
             .dl
-            .schedule(n, reserved, &cands, &mut allocs);
+            .schedule(n, reserved, &cands, &mut budget, &mut allocs);
+        sector.cce_left = budget.cce_left;
+        sector.dl_ues += allocs.len() as u32;
+        self.cst.dl_dcis += allocs.len() as u64;
+        self.cst.dl_dci_blocked += u64::from(budget.blocked_cce);
+        self.cst.dl_ue_cap_blocked += u64::from(budget.blocked_cap);
         for a in &allocs {
             let mcs = cands.iter().find(|c| c.ue == a.ue).map_or(0, |c| c.mcs);
             self.send_dl(ctx, n, *a, mcs);
@@ -961,7 +1209,21 @@ impl LteNode {
         let now = ctx.now;
         let u = a.ue;
         let ue = &mut self.ues[u as usize];
-        let room = a.tbs.saturating_sub(self.mac_header + SHORT_BSR_BYTES);
+        let mut room = a.tbs.saturating_sub(self.mac_header + SHORT_BSR_BYTES);
+        // A PHR ranks after the BSR and before data (36.321 §5.4.3.1); it reports the
+        // headroom of this block (36.213 §5.1.1.2).
+        let pl_db = ue.pl_db;
+        let phr = ue
+            .phr
+            .as_mut()
+            .is_some_and(|e| e.on_grant(n, pl_db, room))
+            .then(|| {
+                room -= PHR_BYTES;
+                ph_index(self.pc.headroom_db(a.n_prb, pl_db))
+            });
+        if f64::from(a.n_prb) > ue.ul_h {
+            ue.st.ul_power_limited += 1;
+        }
         self.packets.clear();
         ue.filter
             .discard_for_grant(a.tbs.saturating_sub(SHORT_BSR_BYTES), &mut self.packets);
@@ -977,6 +1239,7 @@ impl LteNode {
         let tb = &mut self.pool.tbs[idx as usize];
         // The BSR counts what is left after this block and the ones built before it.
         tb.built = target;
+        tb.phr = phr;
         ue.ue_rlc.poll_tx(now, room, &mut tb.chunks);
         let buffered = ue.ul_buffered();
         let ctl = ue.mac.on_tti(n, buffered, a.tbs);
@@ -1092,19 +1355,39 @@ impl LteNode {
                 continue;
             }
             let mcs = self.mcs(n, Link::Ul, u);
+            let ue = &self.ues[u as usize];
+            // Grants sized to the last PHR: at most the PRBs the UE can fill at full power per
+            // PRB (at least one).
+            let max_prb = if ue.ul_h_est.is_finite() {
+                ue.ul_h_est.floor().clamp(1.0, f64::from(u32::MAX)) as u32
+            } else {
+                u32::MAX
+            };
             self.cands.push(Candidate {
                 ue: u,
                 mcs,
                 backlog: need.min(u32::MAX as u64) as u32,
+                cce: ue.al,
+                max_prb,
             });
         }
         self.sectors[sec].ul_active = active;
         self.cands.sort_unstable_by_key(|c| c.ue);
         let cands = std::mem::take(&mut self.cands);
         let mut allocs = std::mem::take(&mut self.allocs);
-        self.sectors[sec]
+        let sector = &mut self.sectors[sec];
+        let mut budget = DciBudget::new(
+            sector.cce_left,
+            self.max_ul_ues.saturating_sub(sector.ul_ues),
+        );
+        sector
             .ul
-            .schedule(n, reserved, &cands, &mut allocs);
+            .schedule(n, reserved, &cands, &mut budget, &mut allocs);
+        sector.cce_left = budget.cce_left;
+        sector.ul_ues += allocs.len() as u32;
+        self.cst.ul_dcis += allocs.len() as u64;
+        self.cst.ul_dci_blocked += u64::from(budget.blocked_cce);
+        self.cst.ul_ue_cap_blocked += u64::from(budget.blocked_cap);
         for a in &allocs {
             let mcs = cands.iter().find(|c| c.ue == a.ue).map_or(0, |c| c.mcs);
             let ue = &mut self.ues[a.ue as usize];
@@ -1181,6 +1464,14 @@ impl LteNode {
                 padding_bsrs: st.padding_bsrs,
                 grants: st.grants,
                 sr_give_ups: ue.mac.stats.sr_give_ups,
+                aggregation_level: ue.al,
+                phrs: ue.phr.as_ref().map_or(0, |p| p.stats.phrs_sent),
+                ul_headroom_db: if ue.ul_h.is_finite() {
+                    lin_to_db(ue.ul_h)
+                } else {
+                    f64::NAN
+                },
+                ul_power_limited_fraction: ratio(st.ul_power_limited, st.ul_new_tbs),
                 dl_rlc_retransmitted: rlc_dl.pdus_retransmitted,
                 ul_rlc_retransmitted: rlc_ul.pdus_retransmitted,
                 rlc_discards: rlc_dl.sdus_discarded + rlc_ul.sdus_discarded,
@@ -1192,6 +1483,29 @@ impl LteNode {
         }
         cell.finish_means(&ues);
         cell.drops = drops;
+        let limited: u64 = self.ues.iter().map(|u| u.st.ul_power_limited).sum();
+        let new_ul: u64 = self.ues.iter().map(|u| u.st.ul_new_tbs).sum();
+        let c = &self.cst;
+        cell.ul_power_limited_fraction = ratio(limited, new_ul);
+        cell.pusch_prb = self.pusch_prb;
+        cell.pdcch_cces = if self.cce_total == u32::MAX {
+            0
+        } else {
+            self.cce_total
+        };
+        cell.ul_prb_utilization = ratio(c.ul_prb_used, c.ul_prb_avail);
+        cell.pdcch_cce_utilization = ratio(c.cce_used, c.cce_avail);
+        cell.ul_iot_mean_db = if c.iot_n > 0 {
+            c.iot_db_sum / c.iot_n as f64
+        } else {
+            f64::NAN
+        };
+        cell.dl_dcis = c.dl_dcis;
+        cell.ul_dcis = c.ul_dcis;
+        cell.dl_dci_blocked = c.dl_dci_blocked;
+        cell.ul_dci_blocked = c.ul_dci_blocked;
+        cell.dl_ue_cap_blocked = c.dl_ue_cap_blocked;
+        cell.ul_ue_cap_blocked = c.ul_ue_cap_blocked;
         r.lte = Some(LteStats {
             flows_per_ue: self.flows_per_ue,
             cell,
@@ -1213,17 +1527,21 @@ fn lin_to_db(lin: f64) -> f64 {
     10.0 * lin.log10()
 }
 
-/// Mean uplink SINR per PRB in dB (lte-cell.md §2.5): open-loop power control with α = 1,
-/// P = min(P_max − 10 log10 M_ref, P0 + coupling loss) per PRB, so the eNB receives P0 unless
-/// the UE is power-limited; noise kTB·NF per PRB, IoT and the SC-FDMA loss subtracted. With
-/// no coupling loss (SINRs given per UE) the UE is taken as not power-limited.
-fn ul_sinr_db(c: &LteConfig, coupling_db: f64) -> f64 {
+/// Mean uplink signal over noise per PRB in dB, SC-FDMA loss subtracted, interference not
+/// (the sector's IoT divides it per TTI). Per-grant power control: P0 − (1 − α)·PL received
+/// per PRB while the UE is not power-limited (36.213 §5.1.1.1; the grant's PRBs scale it
+/// down beyond the headroom). Reference-PRB mode (lte-cell.md §2.5): α = 1 with the power
+/// spread over `reference_prb` PRBs whatever the grant. With no coupling loss (SINRs given
+/// per UE) the UE receives P0 and is never power-limited.
+fn ul_snr_db(c: &LteConfig, pc: &PuschPower, coupling_db: f64) -> f64 {
     let u = &c.uplink;
     let noise = THERMAL_NOISE_DBM_PER_HZ + 10.0 * PRB_HZ.log10() + u.enb_noise_figure_db;
-    let rx = if coupling_db.is_finite() {
-        (u.ue_power_dbm - 10.0 * f64::from(u.reference_prb).log10() - coupling_db).min(u.p0_dbm)
-    } else {
+    let rx = if !coupling_db.is_finite() {
         u.p0_dbm
+    } else if u.power_control == config::UlPowerControlKind::PerGrant {
+        pc.nominal_rx_prb_dbm(coupling_db)
+    } else {
+        (u.ue_power_dbm - 10.0 * f64::from(u.reference_prb).log10() - coupling_db).min(u.p0_dbm)
     };
-    rx - noise - u.iot_db - u.sc_fdma_loss_db
+    rx - noise - u.sc_fdma_loss_db
 }

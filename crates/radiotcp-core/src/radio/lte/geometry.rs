@@ -310,6 +310,47 @@ impl UePlacement {
 /// sector, serving sector = the strongest (lte-cell.md §2.1 `s = argmax_c G`), SINR against the
 /// sum of all others plus noise per PRB.
 pub fn place_ue(params: &CellParams, x: f64, y: f64, shadowing_db: [f64; N_SITES]) -> UePlacement {
+    let (rx_dbm, dist) = rx_per_sector_dbm(params, x, y, &shadowing_db);
+    // First maximum wins on exact ties, so the choice is deterministic.
+    let best = strongest(&rx_dbm);
+    let p_prb = params.power_per_prb_dbm();
+    let noise_prb_mw = db_to_lin(params.noise_dbm() - 10.0 * f64::from(params.n_prb).log10());
+    let interference_mw: f64 = (0..N_SECTORS)
+        .filter(|&c| c != best)
+        .map(|c| db_to_lin(rx_dbm[c]))
+        .sum();
+    let sinr_db = rx_dbm[best] - lin_to_db(interference_mw + noise_prb_mw);
+    UePlacement {
+        x,
+        y,
+        sector: best,
+        distance_m: dist[site_of(best)],
+        rx_power_prb_dbm: rx_dbm[best],
+        coupling_loss_db: p_prb - rx_dbm[best],
+        sinr_db,
+        shadowing_db,
+    }
+}
+
+fn strongest(rx_dbm: &[f64; N_SECTORS]) -> usize {
+    let mut best = 0;
+    for c in 1..N_SECTORS {
+        if rx_dbm[c] > rx_dbm[best] {
+            best = c;
+        }
+    }
+    best
+}
+
+/// Received power per PRB (dBm) from every sector at (x, y), and the distance to every site.
+/// Its difference to the power per PRB is the coupling loss, the same in the uplink
+/// (reciprocity).
+fn rx_per_sector_dbm(
+    params: &CellParams,
+    x: f64,
+    y: f64,
+    shadowing_db: &[f64; N_SITES],
+) -> ([f64; N_SECTORS], [f64; N_SITES]) {
     let sites = site_positions(params.isd_m);
     let p_prb = params.power_per_prb_dbm();
     let mut rx_dbm = [0.0; N_SECTORS];
@@ -327,29 +368,58 @@ pub fn place_ue(params: &CellParams, x: f64, y: f64, shadowing_db: [f64; N_SITES
             rx_dbm[s * SECTORS_PER_SITE + k] = common + params.antenna_pattern_db(az - bore);
         }
     }
-    // First maximum wins on exact ties, so the choice is deterministic.
-    let mut best = 0;
-    for c in 1..N_SECTORS {
-        if rx_dbm[c] > rx_dbm[best] {
-            best = c;
+    (rx_dbm, dist)
+}
+
+/// Uplink interference at full load (issue 22): the mean interference per PRB, over the
+/// noise `noise_prb_dbm`, that each centre-site sector receives when every other sector of the
+/// layout (its two siblings included) has one UE transmitting on that PRB. Each sector's UEs
+/// are a Monte-Carlo sample of `per_site` UEs dropped uniformly in every site's hexagon (with
+/// shadowing, attached to their strongest sector); a UE transmits one PRB at
+/// `tx_prb_dbm(coupling loss to its own sector)` (its power control) and is received through
+/// its coupling loss to the centre sector. Linear I/N per centre sector; the IoT at a load L
+/// (fraction of PRBs in use next door) is then 1 + L·I/N.
+pub fn ul_full_load_inr(
+    params: &CellParams,
+    tx_prb_dbm: impl Fn(f64) -> f64,
+    noise_prb_dbm: f64,
+    per_site: usize,
+    rng: &mut RngStream,
+) -> [f64; SECTORS_PER_SITE] {
+    let sites = site_positions(params.isd_m);
+    let p_prb = params.power_per_prb_dbm();
+    let r = params.isd_m / 3f64.sqrt();
+    let h = params.isd_m / 2.0;
+    // Per serving sector: Σ received mW at each centre sector, and the UE count.
+    let mut sum = [[0.0; SECTORS_PER_SITE]; N_SECTORS];
+    let mut count = [0usize; N_SECTORS];
+    for &(sx, sy) in &sites {
+        for _ in 0..per_site {
+            let (x, y) = loop {
+                let x = (2.0 * rng.uniform() - 1.0) * r;
+                let y = (2.0 * rng.uniform() - 1.0) * h;
+                if in_centre_hexagon(params.isd_m, x, y) && x.hypot(y) >= params.min_distance_m {
+                    break (x + sx, y + sy);
+                }
+            };
+            let shadowing = draw_shadowing(params, rng);
+            let (rx, _) = rx_per_sector_dbm(params, x, y, &shadowing);
+            let own = strongest(&rx);
+            let tx = tx_prb_dbm(p_prb - rx[own]);
+            count[own] += 1;
+            for (k, acc) in sum[own].iter_mut().enumerate() {
+                *acc += db_to_lin(tx - (p_prb - rx[k]));
+            }
         }
     }
-    let noise_prb_mw = db_to_lin(params.noise_dbm() - 10.0 * f64::from(params.n_prb).log10());
-    let interference_mw: f64 = (0..N_SECTORS)
-        .filter(|&c| c != best)
-        .map(|c| db_to_lin(rx_dbm[c]))
-        .sum();
-    let sinr_db = rx_dbm[best] - lin_to_db(interference_mw + noise_prb_mw);
-    UePlacement {
-        x,
-        y,
-        sector: best,
-        distance_m: dist[site_of(best)],
-        rx_power_prb_dbm: rx_dbm[best],
-        coupling_loss_db: p_prb - rx_dbm[best],
-        sinr_db,
-        shadowing_db,
-    }
+    let noise_mw = db_to_lin(noise_prb_dbm);
+    std::array::from_fn(|k| {
+        (0..N_SECTORS)
+            .filter(|&c| c != k && count[c] > 0)
+            .map(|c| sum[c][k] / count[c] as f64)
+            .sum::<f64>()
+            / noise_mw
+    })
 }
 
 /// One UE dropped uniformly in the centre site's hexagon at least `min_distance_m` from the
@@ -386,12 +456,35 @@ pub struct Drop {
 /// those whose best sector belongs to the centre site (the others are redrawn). Deterministic
 /// given the stream.
 pub fn drop_ues(params: &CellParams, n: usize, rng: &mut RngStream) -> Result<Drop, ParamError> {
+    drop_ues_by_sector(params, n, None, rng)
+}
+
+/// [`drop_ues`] with `per_sector` UEs in each centre-site sector (e.g. Table I's 2 / 4 / 4):
+/// UEs are drawn as there and kept only while their sector has room, so each sector's UEs are
+/// uniform over the part of the hexagon it serves. `None`: as [`drop_ues`].
+pub fn drop_ues_by_sector(
+    params: &CellParams,
+    n: usize,
+    per_sector: Option<[u32; SECTORS_PER_SITE]>,
+    rng: &mut RngStream,
+) -> Result<Drop, ParamError> {
     params.validate()?;
+    if let Some(c) = per_sector {
+        if c.iter().map(|&x| x as usize).sum::<usize>() != n {
+            return Err(ParamError::new(
+                "per_sector",
+                format!("{c:?}"),
+                format!("counts that sum to {n}"),
+            ));
+        }
+    }
+    let mut room = per_sector.unwrap_or([u32::MAX; SECTORS_PER_SITE]);
     let mut ues = Vec::with_capacity(n);
     let mut rejected = 0;
     while ues.len() < n {
         let ue = drop_one(params, rng);
-        if ue.site() == 0 {
+        if ue.site() == 0 && room[ue.sector] > 0 {
+            room[ue.sector] -= 1;
             ues.push(ue);
         } else {
             rejected += 1;

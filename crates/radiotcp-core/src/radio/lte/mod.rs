@@ -8,6 +8,8 @@ pub mod amc;
 pub mod fading;
 pub mod geometry;
 pub mod harq;
+pub mod pdcch;
+pub mod power;
 pub mod rlc;
 pub mod sched;
 pub mod tbs;

@@ -16,6 +16,7 @@
 
 use crate::error::ParamError;
 
+use super::pdcch::DciBudget;
 use super::tbs::{largest_allowed_ul_prb, tbs_for_mcs, Channel, MAX_N_PRB};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -65,6 +66,11 @@ pub struct Candidate {
     pub mcs: u8,
     /// Octets waiting (RLC, headers included).
     pub backlog: u32,
+    /// CCEs of its DCI (its aggregation level).
+    pub cce: u8,
+    /// Most PRBs it should be granted (uplink: what its power headroom allows; `u32::MAX`:
+    /// no limit).
+    pub max_prb: u32,
 }
 
 /// An allocation: `n_prb` PRBs carrying a transport block of `tbs` octets.
@@ -127,12 +133,14 @@ impl PfScheduler {
 
     /// Allocate TTI `tti`'s PRBs, minus `reserved` (HARQ retransmissions go first, model-specs
     /// §4.4 step 1), among `candidates` (UEs with data, each once) into `out` (cleared
-    /// first), in metric order. The metric's rate is always the whole band's.
+    /// first), in metric order; a UE whose DCI the `budget` cannot carry is passed over and
+    /// the next one tried. The metric's rate is always the whole band's.
     pub fn schedule(
         &mut self,
         tti: u64,
         reserved: u32,
         candidates: &[Candidate],
+        budget: &mut DciBudget,
         out: &mut Vec<Allocation>,
     ) {
         out.clear();
@@ -149,6 +157,9 @@ impl PfScheduler {
             }
             let k = select_next(&mut self.order, pos);
             let c = candidates[k];
+            if !budget.admit(c.cce) {
+                continue;
+            }
             let n_prb = carry(Channel::Pdsch, c.mcs, c.backlog, left);
             let tbs = tbs_for_mcs(Channel::Pdsch, c.mcs, n_prb).expect("valid") / 8;
             out.push(Allocation {
@@ -218,12 +229,15 @@ impl UlScheduler {
     }
 
     /// Grant TTI `tti`'s uplink PRBs, minus `reserved` (synchronous HARQ retransmissions keep
-    /// theirs), among `candidates` (sorted by UE, each once) into `out` (cleared first).
+    /// theirs), among `candidates` (sorted by UE, each once) into `out` (cleared first). A
+    /// UE gets at most its `max_prb` (its power headroom) unless `min_prb` is more; one whose
+    /// DCI the `budget` cannot carry is passed over.
     pub fn schedule(
         &mut self,
         tti: u64,
         reserved: u32,
         candidates: &[UlCandidate],
+        budget: &mut DciBudget,
         out: &mut Vec<Allocation>,
     ) {
         out.clear();
@@ -246,12 +260,17 @@ impl UlScheduler {
                 }
                 for pos in 0..self.pf.order.len() {
                     let c = candidates[select_next(&mut self.pf.order, pos)];
-                    let want = carry(Channel::Pusch, c.mcs, c.backlog, left).max(min_prb);
+                    let want = carry(Channel::Pusch, c.mcs, c.backlog, left)
+                        .max(min_prb)
+                        .min(c.max_prb.max(min_prb));
                     let Some(n_prb) = largest_allowed_ul_prb(want.min(left)) else {
                         break;
                     };
                     if n_prb < min_prb {
                         break;
+                    }
+                    if !budget.admit(c.cce) {
+                        continue;
                     }
                     out.push(grant(&c, n_prb));
                     left -= n_prb;
@@ -276,8 +295,16 @@ impl UlScheduler {
                         break;
                     }
                     let c = candidates[(start + k) % candidates.len()];
-                    out.push(grant(&c, share));
-                    left -= share;
+                    let n_prb = if c.max_prb < share {
+                        largest_allowed_ul_prb(c.max_prb.max(min_prb)).unwrap_or(min_prb)
+                    } else {
+                        share
+                    };
+                    if !budget.admit(c.cce) {
+                        continue;
+                    }
+                    out.push(grant(&c, n_prb));
+                    left -= n_prb;
                     self.next_rr = c.ue + 1;
                 }
             }
@@ -330,14 +357,24 @@ mod tests {
     use super::*;
 
     fn cand(ue: u32, mcs: u8, backlog: u32) -> Candidate {
-        Candidate { ue, mcs, backlog }
+        Candidate {
+            ue,
+            mcs,
+            backlog,
+            cce: 1,
+            max_prb: u32::MAX,
+        }
+    }
+
+    fn free() -> DciBudget {
+        DciBudget::UNLIMITED
     }
 
     #[test]
     fn a_full_buffer_ue_alone_gets_the_whole_band() {
         let mut s = PfScheduler::new(PfParams::default(), 3);
         let mut out = Vec::new();
-        s.schedule(0, 0, &[cand(1, 28, 1_000_000)], &mut out);
+        s.schedule(0, 0, &[cand(1, 28, 1_000_000)], &mut free(), &mut out);
         let tbs = tbs_for_mcs(Channel::Pdsch, 28, 100).unwrap() / 8;
         assert_eq!(
             out,
@@ -354,7 +391,13 @@ mod tests {
         let mut s = PfScheduler::new(PfParams::default(), 2);
         let mut out = Vec::new();
         // Both unserved (equal R̄): the higher rate goes first, needs few PRBs for 500 octets.
-        s.schedule(0, 0, &[cand(0, 10, 1_000_000), cand(1, 20, 500)], &mut out);
+        s.schedule(
+            0,
+            0,
+            &[cand(0, 10, 1_000_000), cand(1, 20, 500)],
+            &mut free(),
+            &mut out,
+        );
         assert_eq!(out[0].ue, 1);
         let n1 = out[0].n_prb;
         assert!(tbs_for_mcs(Channel::Pdsch, 20, n1).unwrap() / 8 >= 500);
@@ -381,6 +424,7 @@ mod tests {
                 tti,
                 0,
                 &[cand(0, 5, u32::MAX), cand(1, 25, u32::MAX)],
+                &mut free(),
                 &mut out,
             );
             served[out[0].ue as usize] += 1;
@@ -399,7 +443,7 @@ mod tests {
         let p = PfParams::default();
         let mut s = PfScheduler::new(p.clone(), 2);
         let mut out = Vec::new();
-        s.schedule(0, 0, &[cand(0, 15, u32::MAX)], &mut out);
+        s.schedule(0, 0, &[cand(0, 15, u32::MAX)], &mut free(), &mut out);
         let after = s.avg_bps(0, 1);
         // 40 TTIs without data: one power instead of 40 updates.
         let mut r = after;
@@ -416,10 +460,10 @@ mod tests {
         let mut s = PfScheduler::new(PfParams::default(), 40);
         let cands: Vec<Candidate> = (0..40).map(|u| cand(u, (u % 28) as u8, 300)).collect();
         let mut out = Vec::with_capacity(40);
-        s.schedule(0, 0, &cands, &mut out);
+        s.schedule(0, 0, &cands, &mut free(), &mut out);
         let (cap_out, cap_order) = (out.capacity(), s.order.capacity());
         for tti in 1..100 {
-            s.schedule(tti, 0, &cands, &mut out);
+            s.schedule(tti, 0, &cands, &mut free(), &mut out);
         }
         assert_eq!((out.capacity(), s.order.capacity()), (cap_out, cap_order));
         assert!(out.iter().map(|a| a.n_prb).sum::<u32>() <= 100);
@@ -435,16 +479,16 @@ mod tests {
         let mut out = Vec::new();
         // Two 58-octet ACKs reported at MCS 10: the smallest PUSCH block that carries 116
         // octets, rounded down to an allowed PRB count.
-        s.schedule(0, 0, &[cand(0, 10, 116)], &mut out);
+        s.schedule(0, 0, &[cand(0, 10, 116)], &mut free(), &mut out);
         let need = carry(Channel::Pusch, 10, 116, 100);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].n_prb, largest_allowed_ul_prb(need).unwrap());
         assert!(is_allowed(out[0].n_prb));
         // A big buffer takes the band: 100 is 2^2 5^2, allowed.
-        s.schedule(1, 0, &[cand(1, 10, 1_000_000)], &mut out);
+        s.schedule(1, 0, &[cand(1, 10, 1_000_000)], &mut free(), &mut out);
         assert_eq!(out[0].n_prb, 100);
         // Reserved PRBs (HARQ retransmissions) are not granted: 100 - 93 = 7 -> 6 (2 x 3).
-        s.schedule(2, 93, &[cand(1, 10, 1_000_000)], &mut out);
+        s.schedule(2, 93, &[cand(1, 10, 1_000_000)], &mut free(), &mut out);
         assert_eq!(out[0].n_prb, 6);
     }
 
@@ -453,7 +497,7 @@ mod tests {
         let mut s = ul(UlMode::RoundRobin { min_prb: 3 }, 40);
         let mut out = Vec::new();
         let three: Vec<Candidate> = (0..3).map(|u| cand(u, 0, 10_000)).collect();
-        s.schedule(0, 0, &three, &mut out);
+        s.schedule(0, 0, &three, &mut free(), &mut out);
         // 100 / 3 = 33 -> 32 (2^5) each.
         assert_eq!(
             out.iter().map(|a| a.n_prb).collect::<Vec<_>>(),
@@ -465,7 +509,7 @@ mod tests {
         let forty: Vec<Candidate> = (0..40).map(|u| cand(u, 0, 10_000)).collect();
         let mut seen = [0u32; 40];
         for tti in 1..3 {
-            s.schedule(tti, 0, &forty, &mut out);
+            s.schedule(tti, 0, &forty, &mut free(), &mut out);
             assert_eq!(out.len(), 33);
             assert!(out.iter().all(|a| a.n_prb == 3));
             for a in &out {
@@ -490,7 +534,7 @@ mod tests {
                         cands.push(cand(u, mcs, 1 + (rng.uniform() * 5000.0) as u32));
                     }
                 }
-                s.schedule(tti, reserved, &cands, &mut out);
+                s.schedule(tti, reserved, &cands, &mut free(), &mut out);
                 let used: u32 = out.iter().map(|a| a.n_prb).sum();
                 assert!(
                     used <= 100 - reserved.min(100),
@@ -503,6 +547,67 @@ mod tests {
 
     fn is_allowed(n: u32) -> bool {
         super::super::tbs::is_allowed_ul_prb(n)
+    }
+
+    /// More UL candidates than CCEs: the UEs are tried in PF order (all unserved, so by
+    /// rate: the higher MCS first) and exactly those whose DCI still fits are granted; a UE
+    /// too expensive is passed over for a cheaper one further down.
+    #[test]
+    fn a_tti_with_more_candidates_than_cces_grants_exactly_the_ones_the_order_picks() {
+        let mut s = ul(UlMode::Pf { min_prb: 1 }, 6);
+        let mut out = Vec::new();
+        let c = |ue, mcs, cce| Candidate {
+            cce,
+            ..cand(ue, mcs, 116)
+        };
+        // Order by MCS: 5 (20, AL 8), 3 (18, AL 4), 1 (16, AL 4), 4 (14, AL 2), 0 (12, AL 1),
+        // 2 (10, AL 8). 14 CCEs: 5 takes 8, 3 takes 4, 1 is blocked (2 left), 4 takes 2,
+        // 0 and 2 are blocked.
+        let cands = [
+            c(0, 12, 1),
+            c(1, 16, 4),
+            c(2, 10, 8),
+            c(3, 18, 4),
+            c(4, 14, 2),
+            c(5, 20, 8),
+        ];
+        let mut budget = DciBudget::new(14, u32::MAX);
+        s.schedule(0, 0, &cands, &mut budget, &mut out);
+        assert_eq!(out.iter().map(|a| a.ue).collect::<Vec<_>>(), vec![5, 3, 4]);
+        assert_eq!((budget.cce_left, budget.blocked_cce), (0, 3));
+        // The same TTI for the DL scheduler with a cap of two UEs: the two best, then blocked.
+        let mut dl = PfScheduler::new(PfParams::default(), 6);
+        let mut budget = DciBudget::new(84, 2);
+        dl.schedule(0, 0, &cands, &mut budget, &mut out);
+        assert_eq!(out.iter().map(|a| a.ue).collect::<Vec<_>>(), vec![5, 3]);
+        assert_eq!(budget.blocked_cap, 4);
+    }
+
+    #[test]
+    fn ul_grants_stay_within_the_power_headroom() {
+        let mut out = Vec::new();
+        // A big buffer, headroom for 7 PRBs: granted 6 (the largest allowed size <= 7), not 100.
+        let limited = Candidate {
+            max_prb: 7,
+            ..cand(0, 10, 1_000_000)
+        };
+        let mut s = ul(UlMode::Pf { min_prb: 1 }, 2);
+        s.schedule(0, 0, &[limited], &mut free(), &mut out);
+        assert_eq!(out[0].n_prb, 6);
+        // min_prb wins over the headroom (the UE is then power-limited).
+        let mut s = ul(UlMode::Pf { min_prb: 9 }, 2);
+        s.schedule(0, 0, &[limited], &mut free(), &mut out);
+        assert_eq!(out[0].n_prb, 9);
+        // Round robin: the share is cut to the headroom.
+        let mut s = ul(UlMode::RoundRobin { min_prb: 3 }, 2);
+        s.schedule(
+            0,
+            0,
+            &[limited, cand(1, 10, 1_000_000)],
+            &mut free(),
+            &mut out,
+        );
+        assert_eq!(out.iter().map(|a| a.n_prb).collect::<Vec<_>>(), vec![6, 50]);
     }
 
     #[test]
