@@ -24,6 +24,8 @@ _FLOW_SUMS = (
     "timeouts",
     "spurious_retransmissions",
     "spurious_timeouts",
+    "spurious_timeouts_not_lost",
+    "spurious_timeouts_lost_repaired",
     "cwnd_reductions",
     "duplicate_arrivals",
     "acks_sent",

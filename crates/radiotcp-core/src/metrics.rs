@@ -7,7 +7,9 @@
 //! - `delay_mean_ms` (pooled mean), `delay_p50_ms`, `delay_p95_ms`, `delay_p99_ms` (per-flow
 //!   percentiles weighted by their sample counts);
 //! - sums over flows of `bytes_delivered`, `segments_sent`, `retransmissions`,
-//!   `fast_retransmits`, `timeouts`, `acks_sent`, `acks_received`, `delay_samples`;
+//!   `fast_retransmits`, `timeouts`, `spurious_retransmissions`, `spurious_timeouts` (and its
+//!   two kinds, `spurious_timeouts_not_lost`, `spurious_timeouts_lost_repaired`),
+//!   `cwnd_reductions`, `duplicate_arrivals`, `acks_sent`, `acks_received`, `delay_samples`;
 //! - `drops.<link>.<data|ack>.<reason>`, `links.<link>.<dir>.{packets_sent,bytes_sent,
 //!   max_queue_packets}`, `drops` (total);
 //! - with a radio bearer: `drops.bearer.{buffer_full,rlc_maxdat}` (in `drops` too) and
@@ -57,7 +59,7 @@ pub fn jain(x: &[f64]) -> f64 {
 }
 
 /// Per-flow counters also reported summed over flows.
-const SUMMED: [&str; 12] = [
+const SUMMED: [&str; 14] = [
     "bytes_delivered",
     "segments_sent",
     "retransmissions",
@@ -65,6 +67,8 @@ const SUMMED: [&str; 12] = [
     "timeouts",
     "spurious_retransmissions",
     "spurious_timeouts",
+    "spurious_timeouts_not_lost",
+    "spurious_timeouts_lost_repaired",
     "cwnd_reductions",
     "duplicate_arrivals",
     "acks_sent",

@@ -64,6 +64,13 @@ pub struct FlowMetrics {
     /// Timeouts whose oldest outstanding segment the receiver already held, or got in a copy
     /// sent before the timeout (a delay, not a loss); each backed-off timeout counts.
     pub spurious_timeouts: u64,
+    /// Of `spurious_timeouts`: the segment's first transmission reached the receiver (it was
+    /// never lost: a delay spike, a stalled ACK path).
+    pub spurious_timeouts_not_lost: u64,
+    /// Of `spurious_timeouts`: the first transmission was lost and a retransmission sent
+    /// before the timeout (fast retransmit, partial-ACK retransmission) reached the receiver:
+    /// the timer expired during loss recovery while the repair was on its way.
+    pub spurious_timeouts_lost_repaired: u64,
     /// Congestion-window reductions: fast retransmits, and timeouts that found cwnd above one
     /// segment (a backed-off timeout does not reduce it again).
     pub cwnd_reductions: u64,

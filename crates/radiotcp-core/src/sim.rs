@@ -273,6 +273,11 @@ impl Sim {
         &mut self.net
     }
 
+    /// The observer: traces and the spurious-retransmission oracle, as the run goes.
+    pub fn probe(&self) -> &Probe {
+        &self.probe
+    }
+
     /// A node, by the numbering of [`crate::topology::build`] (the server is node 0).
     pub fn node(&self, n: NodeId) -> &Node {
         &self.nodes[n as usize]
@@ -371,6 +376,8 @@ impl Sim {
         for (f, p) in r.flows.iter_mut().zip(&self.probe.flows) {
             f.m.spurious_retransmissions = p.spurious.spurious_retransmissions;
             f.m.spurious_timeouts = p.spurious.spurious_timeouts;
+            f.m.spurious_timeouts_not_lost = p.spurious.spurious_timeouts_not_lost;
+            f.m.spurious_timeouts_lost_repaired = p.spurious.spurious_timeouts_lost_repaired;
         }
         for (i, link) in self.net.links.iter().enumerate() {
             for dir in [Dir::Data, Dir::Ack] {

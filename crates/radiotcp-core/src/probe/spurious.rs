@@ -11,6 +11,24 @@
 //! of one delayed segment count three times. A retransmission whose earlier copies were all
 //! lost stays pending; entries older than [`HORIZON`] whose segment has been delivered are
 //! forgotten, which keeps the state bounded (a copy more than a minute late is not waited for).
+//!
+//! A spurious timeout is one of two kinds, counted apart as well:
+//!
+//! - **not lost**: the segment's first transmission reached the receiver (a delay spike, a
+//!   stalled ACK path): the classic spurious timeout, a timer too short for the path;
+//! - **lost, repair delivered**: the first transmission was lost, and a retransmission sent
+//!   before the timeout (a fast retransmit, a NewReno partial-ACK retransmission, an earlier
+//!   timeout's) reached the receiver. The timer expired during loss recovery while the repair
+//!   was on its way: RFC 6298 §5.1 does not restart a running timer at a fast retransmit, and
+//!   RFC 6582 §3.2 step 5 restarts it on the first partial ACK only (the "Impatient"
+//!   variant, which ends a recovery of one hole per RTT with a timeout on purpose, §4).
+//!
+//! Which copy decided is known from the pending retransmissions: a retransmission stays
+//! pending until a copy sent before it arrives, so when a copy of `seq` arrives, it is a
+//! retransmission exactly when its own send time is still pending, and the first
+//! transmission has arrived exactly when no retransmission of `seq` is pending. A first
+//! transmission that arrives after a retransmission already decided a timeout (it was
+//! overtaken) leaves that timeout counted as "lost, repair delivered".
 
 use std::collections::BTreeMap;
 
@@ -27,6 +45,11 @@ pub struct SpuriousTracker {
     rto: BTreeMap<u64, Vec<Time>>,
     pub spurious_retransmissions: u64,
     pub spurious_timeouts: u64,
+    /// Of `spurious_timeouts`: the segment's first transmission reached the receiver.
+    pub spurious_timeouts_not_lost: u64,
+    /// Of `spurious_timeouts`: the first transmission was lost (or had not arrived), a
+    /// retransmission sent before the timeout reached the receiver.
+    pub spurious_timeouts_lost_repaired: u64,
     arrivals: u64,
 }
 
@@ -44,7 +67,13 @@ impl SpuriousTracker {
     /// already has it.
     pub fn on_timeout(&mut self, now: Time, una: u64, held: bool) {
         if held {
-            self.spurious_timeouts += 1;
+            // A retransmission of `una` still pending: no copy older than it has arrived, so
+            // the segment the receiver holds came from a retransmission.
+            let repaired = self
+                .retx
+                .get(&una)
+                .is_some_and(|times| times.iter().any(|&t| t < now));
+            self.count_timeouts(1, repaired);
         } else {
             self.rto.entry(una).or_default().push(now);
         }
@@ -53,14 +82,31 @@ impl SpuriousTracker {
     /// A copy of segment `seq` sent at `sent_at` reached the receiver at `now`, whose RCV.NXT
     /// (before this arrival) is `rcv_nxt`.
     pub fn on_arrival(&mut self, now: Time, seq: u64, sent_at: Time, rcv_nxt: u64) {
+        if !self.rto.is_empty() && self.rto.contains_key(&seq) {
+            // This copy is a retransmission if its own send time is pending (see above).
+            let repaired = self
+                .retx
+                .get(&seq)
+                .is_some_and(|times| times.contains(&sent_at));
+            let n = judge(&mut self.rto, seq, sent_at);
+            self.count_timeouts(n, repaired);
+        }
         self.spurious_retransmissions += judge(&mut self.retx, seq, sent_at);
-        self.spurious_timeouts += judge(&mut self.rto, seq, sent_at);
         self.arrivals += 1;
         if self.arrivals % 1024 == 0 {
             let old = now.saturating_sub(HORIZON);
             for map in [&mut self.retx, &mut self.rto] {
                 map.retain(|&s, times| s >= rcv_nxt || times.iter().any(|&t| t >= old));
             }
+        }
+    }
+
+    fn count_timeouts(&mut self, n: u64, repaired: bool) {
+        self.spurious_timeouts += n;
+        if repaired {
+            self.spurious_timeouts_lost_repaired += n;
+        } else {
+            self.spurious_timeouts_not_lost += n;
         }
     }
 
@@ -110,6 +156,10 @@ mod tests {
         s.on_timeout(700 * ms, 0, true);
         s.on_retransmit(700 * ms, 0, true);
         assert_eq!((s.spurious_timeouts, s.spurious_retransmissions), (3, 3));
+        assert_eq!(
+            s.spurious_timeouts_not_lost, 3,
+            "the original was only delayed"
+        );
         assert_eq!(s.pending(), 0);
     }
 
@@ -125,6 +175,7 @@ mod tests {
         // Then the original, sent at 0.
         s.on_arrival(2030 * ms, 0, 0, 1);
         assert_eq!((s.spurious_timeouts, s.spurious_retransmissions), (1, 1));
+        assert_eq!(s.spurious_timeouts_not_lost, 1);
     }
 
     #[test]
@@ -150,5 +201,77 @@ mod tests {
         s.on_timeout(5, 0, true);
         assert_eq!((s.spurious_timeouts, s.spurious_retransmissions), (1, 1));
         assert_eq!(s.pending(), 0);
+    }
+
+    /// RFC 6582 §3.2 step 5 ("Impatient"): the timer runs from the first partial ACK, so with
+    /// many holes it expires while the partial-ACK retransmission of SND.UNA is on its way.
+    /// The timeout's copy was needless (spurious), but the segment had been lost: counted as
+    /// "lost, repair delivered", not "not lost".
+    #[test]
+    fn a_timeout_while_the_repair_is_in_flight_is_lost_repaired() {
+        let ms = 1_000_000;
+        let mut s = SpuriousTracker::default();
+        // Segment 7: original sent at 0 and lost; the partial-ACK retransmission at 1080 ms;
+        // the timeout at 1120 ms (first partial ACK at 120 ms + RTO 1 s) resends it.
+        s.on_retransmit(1080 * ms, 7, false);
+        s.on_timeout(1120 * ms, 7, false);
+        s.on_retransmit(1120 * ms, 7, false);
+        // The partial-ACK retransmission arrives after the timeout.
+        s.on_arrival(1140 * ms, 7, 1080 * ms, 7);
+        assert_eq!((s.spurious_timeouts, s.spurious_retransmissions), (1, 1));
+        assert_eq!(
+            (
+                s.spurious_timeouts_not_lost,
+                s.spurious_timeouts_lost_repaired
+            ),
+            (0, 1)
+        );
+        // The timeout's own copy arrives later: a duplicate, nothing more to judge.
+        s.on_arrival(1180 * ms, 7, 1120 * ms, 8);
+        assert_eq!(s.spurious_timeouts, 1);
+    }
+
+    #[test]
+    fn a_repair_held_at_the_timeout_is_lost_repaired_and_a_delivered_original_not_lost() {
+        let ms = 1_000_000;
+        let mut s = SpuriousTracker::default();
+        // Segment 3: original lost, fast retransmission at 500 ms arrives at 560 ms; the
+        // timeout at 590 ms finds it held (its ACK is still on the way).
+        s.on_retransmit(500 * ms, 3, false);
+        s.on_arrival(560 * ms, 3, 500 * ms, 3);
+        s.on_timeout(590 * ms, 3, true);
+        assert_eq!(
+            (
+                s.spurious_timeouts_not_lost,
+                s.spurious_timeouts_lost_repaired
+            ),
+            (0, 1)
+        );
+        // Segment 9: only the original was sent; it arrived, its ACKs are stalled.
+        s.on_arrival(600 * ms, 9, 100 * ms, 9);
+        s.on_timeout(900 * ms, 9, true);
+        assert_eq!(
+            (
+                s.spurious_timeouts_not_lost,
+                s.spurious_timeouts_lost_repaired
+            ),
+            (1, 1)
+        );
+        assert_eq!(s.spurious_timeouts, 2);
+    }
+
+    #[test]
+    fn a_timeout_after_every_copy_was_lost_is_needed() {
+        let ms = 1_000_000;
+        let mut s = SpuriousTracker::default();
+        s.on_retransmit(500 * ms, 3, false);
+        s.on_timeout(1500 * ms, 3, false);
+        s.on_retransmit(1500 * ms, 3, false);
+        s.on_arrival(1560 * ms, 3, 1500 * ms, 3);
+        assert_eq!(s.spurious_timeouts, 0);
+        assert_eq!(
+            s.spurious_timeouts_not_lost + s.spurious_timeouts_lost_repaired,
+            0
+        );
     }
 }

@@ -215,6 +215,11 @@ impl Harness {
         }
     }
 
+    /// The spurious-retransmission oracle's view of flow 0 so far.
+    pub fn spurious(&self) -> &radiotcp_core::probe::spurious::SpuriousTracker {
+        &self.sim().probe().flows[0].spurious
+    }
+
     /// Bytes delivered to the client application: the receiver delivers in order only, so
     /// this is RCV.NXT.
     pub fn delivered(&self) -> u64 {
