@@ -298,7 +298,8 @@ def summarize_lte(result: dict) -> dict:
         "dl_harq_retx": sum(result["dl_harq_retx"]),
         "ul_bler_cell": _ratio(sum(result["ul_rx_failed"]), sum(result["ul_rx_tbs"])),
         "ul_harq_retx": sum(result["ul_harq_retx"]),
-        "ul_acks": result["ul_acks_after_warmup_total"],
+        # Whole run, as radiotcp's acks_sent (``ul_acks_after_warmup_total`` is in the result).
+        "ul_acks": result["ul_acks_total"],
         "ul_ack_delay_ms": sum(ul_pdus) / len(ul_pdus) if ul_pdus else 0.0,
         # Octets of new-data DL blocks that carried no RLC PDU, and the TCP payload share.
         "dl_padding_share": 1.0 - _ratio(rlc, tb),

@@ -587,7 +587,7 @@ def lte_matched(
     """Overrides of scenarios/lte-lena.toml (the cell of bench/ns3/lte.cc) for one row: the
     UE count, the RLC mode, the duration, and each UE at the SINR of the mean DL MCS LENA
     gave it (`lena_sinr`; the drop's nominal MCS when ns-3 did not run)."""
-    mcs = ns3["dl_mcs_mean"] if ns3 else lte_nominal_mcs(drop, ues)
+    mcs = ns3["dl_mcs"] if ns3 else lte_nominal_mcs(drop, ues)
     sinr = [lena_sinr(m) for m in mcs]
     return [
         f"access.ues={ues}",
@@ -678,7 +678,7 @@ def lte_section(console: Console, repeats: int, skip_ns3: bool) -> None:
         "MCS o/n",
         "BLER o/n",
         "HARQ retx o/n",
-        "UL ACKs o/n",
+        "UL ACKs (10 s) o/n",
         "ACK delay ms o/n",
         "LENA padding",
         "ms ours",
