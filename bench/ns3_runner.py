@@ -11,7 +11,12 @@ Usage from the command line::
 
     python bench/ns3_runner.py --flows 4 --duration 600      # wired scenario
     python bench/ns3_runner.py --flows 4 --duration 600 --sack --cc cubic
-    python bench/ns3_runner.py --lte --ues 10 --duration 10  # one LTE cell
+    python bench/ns3_runner.py --lte --ues 10 --duration 10  # one LTE cell (RLC AM)
+    python bench/ns3_runner.py --lte --rlc um --ues 40 --duration 10 --drop heterogeneous
+
+With ``--lte`` the printed JSON is the program's line plus the summary of
+``summarize_lte`` (``cell_goodput_mbps``, ``goodput_mbps`` per UE, ``wall_s``,
+``dl_bler``, ``dl_padding_share``, ...).
 """
 
 from __future__ import annotations
@@ -168,6 +173,27 @@ def run_ns3(
     return _run_binary(cmd)
 
 
+RLC_MODES = ("am", "um")
+LTE_DROPS = ("homogeneous", "heterogeneous")
+# LENA's DL MCS is GetMcsFromCqi(CQI): 28, 26, 24, 22, 20, 18, 16, 14, 12, ... Measured
+# with lte.cc --dlSinr on a 0.5 dB grid (no fading, PF, 100 PRB), a UE's wideband SINR
+# gives MCS 28 from 20 dB, 26 in [19, 20), 24 in [17, 19), 22 in [15.5, 17), 12 in
+# [6.5, 8) dB. The SINRs below sit inside those bands, clear of the edges.
+LENA_SINR_FOR_MCS = {28: 22.0, 26: 19.5, 24: 18.0, 22: 16.25, 12: 7.25}
+# The heterogeneous drop: MCS 24..28 and one low-MCS group, cycled over the UEs
+# (10 UEs: exactly this list; 40 UEs: four times).
+LENA_HET_MCS = (28, 28, 28, 26, 26, 26, 24, 24, 12, 12)
+
+
+def lte_drop_sinr(drop: str) -> list[float] | None:
+    """The ``--dlSinr`` list of a named drop (None: lte.cc's random annulus, all MCS 28)."""
+    if drop not in LTE_DROPS:
+        raise ValueError(f"drop must be one of {', '.join(LTE_DROPS)}")
+    if drop == "homogeneous":
+        return None
+    return [LENA_SINR_FOR_MCS[m] for m in LENA_HET_MCS]
+
+
 def run_ns3_lte(
     ues: int,
     duration_s: float,
@@ -176,19 +202,30 @@ def run_ns3_lte(
     radius_m: float = 250.0,
     internet_delay_ms: float = 20.0,
     run: int = 1,
+    *,
+    rlc: str = "am",
+    dl_sinr_db: list[float] | None = None,
+    distances_m: list[float] | None = None,
 ) -> dict:
     """Run one LTE cell (LENA) with a bulk TCP download per UE and return its result.
 
-    1 eNB, 20 MHz, PF scheduler, RLC AM, ideal RRC, UEs static and uniform in
-    the annulus 35 m .. ``radius_m`` (positions drawn from ``run``), a remote
-    host ``internet_delay_ms`` one way behind the PGW; see bench/ns3/lte.cc.
+    1 eNB, 20 MHz, PF scheduler, RLC ``rlc`` ("am" or "um"), ideal RRC, UEs
+    static and uniform in the annulus 35 m .. ``radius_m`` (positions drawn
+    from ``run``) unless ``distances_m`` (per UE, cyclic) or ``dl_sinr_db``
+    (per-UE DL SINR, cyclic, set through the UE noise figure; UEs at 1 km) is
+    given, a remote host ``internet_delay_ms`` one way behind the PGW; see
+    bench/ns3/lte.cc. With the defaults the command line is the historical one.
     The returned dict is the program's JSON line (per-UE lists ``goodput_kbps``,
     ``ul_acks``, ``ul_acks_after_warmup``, ``dl_mcs_mean``, ``dl_tbs_mean_bytes``,
     ``dl_dcis``, ``distance_m``, ``bearer_ready_s``; totals
     ``goodput_kbps_total``, ``ul_acks_total``, ``ul_acks_after_warmup_total``;
     ``jain_index``, ``wall_time_s``, ``events``, ``ns3_version`` and the
     parameters) plus ``process_wall_s``. Goodput, ``ul_acks_after_warmup`` and
-    the MCS/TBS means cover ``warmup_s`` .. ``duration_s``.
+    the MCS/TBS means cover ``warmup_s`` .. ``duration_s``, and so do the
+    counters (``dl_tb_bytes``, ``dl_rlc_bytes``, ``dl_small_pdu_tbs``,
+    ``dl_rx_tbs``, ``dl_rx_failed``, ``dl_harq_retx``, the ``ul_`` ones,
+    ``ul_pdcp_delay_ms_mean``, ``dl_sinr_db_mean``). ``summarize_lte`` adds
+    the cell figures.
     """
     if ues < 1:
         raise ValueError("ues must be >= 1")
@@ -202,6 +239,8 @@ def run_ns3_lte(
         raise ValueError("radius_m must be > 35 (the annulus starts at 35 m)")
     if internet_delay_ms < 0:
         raise ValueError("internet_delay_ms must be >= 0")
+    if rlc not in RLC_MODES:
+        raise ValueError(f"rlc must be one of {', '.join(RLC_MODES)}")
     binary = ensure_binary("lte")
     cmd = [
         str(binary),
@@ -213,7 +252,65 @@ def run_ns3_lte(
         f"--internetDelay={float(internet_delay_ms)!r}",
         f"--run={run}",
     ]
+    if rlc != "am":
+        cmd.append(f"--rlc={rlc}")
+    if distances_m:
+        cmd.append("--distances=" + ",".join(repr(float(d)) for d in distances_m))
+    if dl_sinr_db:
+        cmd.append("--dlSinr=" + ",".join(repr(float(s)) for s in dl_sinr_db))
     return _run_binary(cmd)
+
+
+def _ratio(num: float, den: float) -> float:
+    return num / den if den else 0.0
+
+
+def summarize_lte(result: dict) -> dict:
+    """Cell and per-UE figures of an ``ns3-lte`` result, under names shared with the
+    radiotcp side of the bench: goodputs in Mb/s, BLERs (failed / received transport
+    blocks, all transmissions), HARQ retransmissions, UL ACKs and their delay, padding."""
+    n = result["ues"]
+    measured_s = result["duration_s"] - result["warmup_s"]
+    tb = sum(result["dl_tb_bytes"])
+    rlc = sum(result["dl_rlc_bytes"])
+    new_tbs = sum(result["dl_new_tbs"])
+    delivered = result["goodput_kbps_total"] * 1e3 / 8 * measured_s
+    ul_pdus = [
+        d
+        for d, a in zip(
+            result["ul_pdcp_delay_ms_mean"], result["ul_acks_after_warmup"], strict=True
+        )
+        if a
+    ]
+    return {
+        "cell_goodput_mbps": result["goodput_kbps_total"] / 1e3,
+        "goodput_mbps": [g / 1e3 for g in result["goodput_kbps"]],
+        "wall_s": result["wall_time_s"],
+        "dl_mcs": result["dl_mcs_mean"],
+        "dl_mcs_cell_mean": _ratio(
+            sum(m * d for m, d in zip(result["dl_mcs_mean"], result["dl_dcis"], strict=True)),
+            sum(result["dl_dcis"]),
+        ),
+        "dl_bler": [
+            _ratio(f, r) for f, r in zip(result["dl_rx_failed"], result["dl_rx_tbs"], strict=True)
+        ],
+        "dl_bler_cell": _ratio(sum(result["dl_rx_failed"]), sum(result["dl_rx_tbs"])),
+        "dl_harq_retx": sum(result["dl_harq_retx"]),
+        "ul_bler_cell": _ratio(sum(result["ul_rx_failed"]), sum(result["ul_rx_tbs"])),
+        "ul_harq_retx": sum(result["ul_harq_retx"]),
+        # Whole run, as radiotcp's acks_sent (``ul_acks_after_warmup_total`` is in the result).
+        "ul_acks": result["ul_acks_total"],
+        "ul_ack_delay_ms": sum(ul_pdus) / len(ul_pdus) if ul_pdus else 0.0,
+        # Octets of new-data DL blocks that carried no RLC PDU, and the TCP payload share.
+        "dl_padding_share": 1.0 - _ratio(rlc, tb),
+        "dl_payload_share": _ratio(delivered, tb),
+        "dl_small_pdu_tb_share": _ratio(sum(result["dl_small_pdu_tbs"]), new_tbs),
+        "ues": n,
+    }
+
+
+def _floats(text: str) -> list[float]:
+    return [float(x) for x in text.split(",") if x.strip()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -239,6 +336,16 @@ def main(argv: list[str] | None = None) -> int:
     lte.add_argument("--mss", type=int, default=1448)
     lte.add_argument("--radius", type=float, default=250.0, help="metres")
     lte.add_argument("--internet-delay-ms", type=float, default=20.0)
+    lte.add_argument("--rlc", choices=RLC_MODES, default="am", help="RLC mode of the bearers")
+    lte.add_argument(
+        "--drop",
+        choices=LTE_DROPS,
+        default="homogeneous",
+        help="homogeneous: the random annulus (every UE at MCS 28); heterogeneous: "
+        "MCS 28/26/24 and a low group at 12 (LENA_HET_MCS), set by per-UE DL SINR",
+    )
+    lte.add_argument("--dl-sinr", type=_floats, default=None, help="per-UE DL SINR dB, a,b,..")
+    lte.add_argument("--distances", type=_floats, default=None, help="per-UE metres, a,b,..")
     args = parser.parse_args(argv)
     try:
         if args.lte:
@@ -250,7 +357,11 @@ def main(argv: list[str] | None = None) -> int:
                 radius_m=args.radius,
                 internet_delay_ms=args.internet_delay_ms,
                 run=args.run,
+                rlc=args.rlc,
+                dl_sinr_db=args.dl_sinr or lte_drop_sinr(args.drop),
+                distances_m=args.distances,
             )
+            result.update(summarize_lte(result))
         else:
             duration = 60.0 if args.duration is None else args.duration
             result = run_ns3(

@@ -20,8 +20,10 @@ x 20 replications) in one process and on the local pool with all cores, each int
 store; prints runs per second, the parallel efficiency and the per-run Python overhead next
 to the simulation itself (results/bench/sweep.json).
 
-LTE: the lte-ohta cell set up like bench/ns3/lte.cc beside ns-3 LENA for 10, 40 and 60 UEs
-(results/bench/lte-vs-ns3.json), and the paper's preset with 60 UEs for 60 s.
+LTE: the lte-lena preset (the cell of bench/ns3/lte.cc) beside ns-3 LENA, RLC UM, 10/40/60 UEs
+in a homogeneous (MCS 28) and a heterogeneous drop, plus RLC AM rows with LENA's padding;
+the speed ratio at 40 UEs (results/bench/lte-vs-ns3.json); and the paper's preset with 60 UEs
+for 60 s.
 
 IS-707: one 600 s run of each RLP preset. BS: the base-station presets with and without the
 ACK controller. Recipes: the wall time of every paper-reproduction
@@ -63,12 +65,20 @@ BS_SPIKE = ROOT / "scenarios" / "bs-delay-spike.toml"
 IS707 = ROOT / "scenarios" / "is707-9600.toml"
 IS707_16X = ROOT / "scenarios" / "is707-16x9600.toml"
 LTE = ROOT / "scenarios" / "lte-ohta.toml"
+LTE_LENA = ROOT / "scenarios" / "lte-lena.toml"
 OUT_LTE = ROOT / "results" / "bench" / "lte-vs-ns3.json"
 OUT_EMULATION = ROOT / "results" / "bench" / "emulation.json"
 LTE_UES = (10, 40, 60)
 
 sys.path.insert(0, str(BENCH_DIR))
-from ns3_runner import Ns3BenchError, run_ns3, run_ns3_lte  # noqa: E402
+from ns3_runner import (  # noqa: E402
+    LENA_HET_MCS,
+    Ns3BenchError,
+    lte_drop_sinr,
+    run_ns3,
+    run_ns3_lte,
+    summarize_lte,
+)
 
 CASES = [(1, 60.0), (4, 60.0), (1, 600.0), (4, 600.0)]
 
@@ -548,96 +558,192 @@ RECIPE_SETS = {
 }
 
 
-def lte_matched(ues: int, ns3: dict | None, duration_s: float, warmup_s: float) -> list[str]:
-    """The lte-ohta preset set up as bench/ns3/lte.cc runs LENA: one cell (all UEs in one
-    sector), no fading, each UE at the SINR of the mean DL MCS ns-3 gave it (its 10 % BLER
-    threshold + 1 dB; MCS 28 when ns-3 did not run), ideal BSR, round-robin uplink with a
-    3-PRB minimum, ns-3's TCP (IW 10, min RTO 1 s, 4 MB buffers), a 10 MB RLC buffer."""
-    mcs = ns3["dl_mcs_mean"] if ns3 else [28.0] * ues
-    sinr = [_core.lte_mcs_sinr_db(round(m)) + 1.0 for m in mcs]
+def lena_sinr(mcs: float) -> float:
+    """radiotcp's SINR for a UE that LENA ran at ``mcs``: radiotcp's 10 % BLER threshold of
+    that MCS + 1 dB for MCS 28, else halfway to the threshold of the next MCS (at most
+    1 dB), so that radiotcp picks the same MCS with a margin (scenarios/lte-lena.toml)."""
+    m = max(0, min(28, round(mcs)))
+    thr = _core.lte_mcs_sinr_db(m)
+    if m == 28:
+        return round(thr + 1.0, 3)
+    return round(thr + min(1.0, (_core.lte_mcs_sinr_db(m + 1) - thr) / 2), 3)
+
+
+def lte_nominal_mcs(drop: str, ues: int) -> list[int]:
+    """The MCS each UE of a named drop gets in LENA (what lte.cc is set up to give)."""
+    if drop == "homogeneous":
+        return [28] * ues
+    return [LENA_HET_MCS[i % len(LENA_HET_MCS)] for i in range(ues)]
+
+
+def lte_matched(
+    ues: int,
+    ns3: dict | None,
+    duration_s: float,
+    warmup_s: float,
+    rlc: str = "um",
+    drop: str = "homogeneous",
+) -> list[str]:
+    """Overrides of scenarios/lte-lena.toml (the cell of bench/ns3/lte.cc) for one row: the
+    UE count, the RLC mode, the duration, and each UE at the SINR of the mean DL MCS LENA
+    gave it (`lena_sinr`; the drop's nominal MCS when ns-3 did not run)."""
+    mcs = ns3["dl_mcs"] if ns3 else lte_nominal_mcs(drop, ues)
+    sinr = [lena_sinr(m) for m in mcs]
     return [
         f"access.ues={ues}",
         f"access.cell.ue_sinr_db={json.dumps(sinr)}",
-        "access.cell.sectors=1",
-        'access.fading.model="none"',
-        'access.uplink.bsr="ideal"',
-        'access.uplink.scheduler="round_robin"',
-        "access.uplink.min_prb=3",
-        "access.buffer.limit_sdus=7000",
-        "tcp.initial_window_segments=10",
-        "tcp.min_rto_ms=1000",
-        "flows.start_jitter_s=0.04",
+        f'access.rlc.mode="{rlc}"',
         f"simulation.duration_s={duration_s}",
         f"simulation.warmup_s={warmup_s}",
     ]
 
 
+def lte_ours(doc: str, repeats: int) -> dict:
+    """radiotcp's figures of one matched cell, under ns3_runner.summarize_lte's names."""
+    runs = [_core.simulate(doc, 1, i) for i in range(repeats)]
+    cell, ues = runs[0]["lte"]["cell"], runs[0]["lte"]["ues"]
+    return {
+        "cell_goodput_mbps": cell["goodput_kbps"] / 1e3,
+        "goodput_mbps": [u["goodput_kbps"] / 1e3 for u in ues],
+        "wall_s": statistics.median(x["wall_time_s"] for x in runs),
+        "dl_mcs": [u["dl_mean_mcs"] for u in ues],
+        "dl_mcs_cell_mean": cell["dl_mean_mcs"],
+        "dl_bler_cell": cell["dl_bler"],
+        "dl_harq_retx": cell["dl_harq_retx"],
+        "ul_bler_cell": cell["ul_bler"],
+        "ul_harq_retx": cell["ul_harq_retx"],
+        "ul_acks": cell["acks_sent"],
+        "ul_ack_delay_ms": cell["ul_ack_delay_mean_ms"],
+        "jain_index": cell["fairness_jain"],
+        "events": runs[0]["events"],
+    }
+
+
+def lte_deviation(o: dict, n: dict) -> dict:
+    """Cell goodput deviation and the largest per-UE one, radiotcp against LENA, in %."""
+    per_ue = [
+        abs(a - b) / b * 100 for a, b in zip(o["goodput_mbps"], n["goodput_mbps"], strict=True) if b
+    ]
+    return {
+        "cell_pct": (o["cell_goodput_mbps"] / n["cell_goodput_mbps"] - 1) * 100,
+        "per_ue_max_pct": max(per_ue) if per_ue else 0.0,
+    }
+
+
+# The rows of the LTE section: (drop, RLC mode, UEs). RLC UM is the headline (the two RLCs
+# then do the same thing); RLC AM stays as a second row for LENA's lone STATUS PDUs.
+LTE_ROWS = [
+    *(("homogeneous", "um", n) for n in LTE_UES),
+    *(("heterogeneous", "um", n) for n in LTE_UES),
+    *(("homogeneous", "am", n) for n in (10, 40)),
+]
+LTE_SPEED_UES = 40
+
+
 def lte_section(console: Console, repeats: int, skip_ns3: bool) -> None:
-    """The LTE cell beside ns-3 LENA (bench/ns3/lte.cc) for 10, 40 and 60 UEs, 10 s: cell
-    goodput, Jain index, uplink ACKs and wall time of the simulation proper of each, and the
-    speed ratio; then the paper's preset with 60 UEs for 60 s (target: under 1 s)."""
+    """The LTE cell beside ns-3 LENA (bench/ns3/lte.cc; scenarios/lte-lena.toml here), 10 s,
+    goodput from 1 s: LTE_ROWS (RLC UM, a homogeneous MCS-28 drop and a heterogeneous one,
+    10/40/60 UEs; RLC AM, 10/40 UEs). Per row: cell and per-UE goodput, MCS, BLER, HARQ
+    retransmissions, UL ACKs and their delay, LENA's DL padding, and the wall time of the
+    simulation proper of each; then the speed ratio at 40 UEs (UM, homogeneous) and the
+    paper's preset with 60 UEs for 60 s (target: under 1 s)."""
     duration, warmup = 10.0, 1.0
     rows = []
-    for ues in LTE_UES:
+    for drop, rlc, ues in LTE_ROWS:
         theirs = None
         if not skip_ns3:
             try:
-                theirs = run_ns3_lte(ues, duration, warmup_s=warmup)
+                raw = run_ns3_lte(
+                    ues, duration, warmup_s=warmup, rlc=rlc, dl_sinr_db=lte_drop_sinr(drop)
+                )
+                theirs = {**summarize_lte(raw), "raw": raw}
             except Ns3BenchError as e:
-                console.print(f"[red]ns-3 unavailable:[/red] {e}")
+                console.print(f"[yellow]ns-3 unavailable, LENA rows skipped:[/yellow] {e}")
                 skip_ns3 = True
-        doc = to_core_json(load(LTE, lte_matched(ues, theirs, duration, warmup)))
-        runs = [_core.simulate(doc, 1, i) for i in range(repeats)]
-        r = runs[0]
-        rows.append(
-            {
-                "ues": ues,
-                "radiotcp": {
-                    "goodput_kbps_total": r["lte"]["cell"]["goodput_kbps"],
-                    "jain_index": r["lte"]["cell"]["fairness_jain"],
-                    "ul_acks_total": r["lte"]["cell"]["acks_sent"],
-                    "wall_time_s": statistics.median(x["wall_time_s"] for x in runs),
-                    "events": r["events"],
-                },
-                "ns3": theirs,
-            }
-        )
-    t = Table(title="LTE cell, 10 s: radiotcp vs ns-3 LENA (same machine, same run)")
+        doc = to_core_json(load(LTE_LENA, lte_matched(ues, theirs, duration, warmup, rlc, drop)))
+        ours = lte_ours(doc, repeats)
+        row = {"drop": drop, "rlc": rlc, "ues": ues, "radiotcp": ours, "ns3": theirs}
+        if theirs:
+            row["deviation"] = lte_deviation(ours, theirs)
+        rows.append(row)
+    t = Table(title="LTE cell, 10 s: radiotcp (lte-lena) vs ns-3 LENA (lte.cc), same machine")
     for col in (
+        "drop",
+        "RLC",
         "UEs",
         "Mb/s ours",
-        "Mb/s ns-3",
-        "Jain o/n",
-        "UL ACKs o/n",
+        "Mb/s LENA",
+        "cell dev",
+        "max UE dev",
+        "MCS o/n",
+        "BLER o/n",
+        "HARQ retx o/n",
+        "UL ACKs (10 s) o/n",
+        "ACK delay ms o/n",
+        "LENA padding",
         "ms ours",
-        "s ns-3",
-        "ns-3/ours",
+        "s LENA",
     ):
         t.add_column(col, justify="right")
     for row in rows:
-        o, n = row["radiotcp"], row["ns3"]
+        o, n, d = row["radiotcp"], row["ns3"], row.get("deviation")
+
+        def pair(key: str, fmt: str, o: dict = o, n: dict | None = n) -> str:
+            return format(o[key], fmt) + "/" + (format(n[key], fmt) if n else "-")
+
         t.add_row(
+            row["drop"][:3],
+            row["rlc"].upper(),
             str(row["ues"]),
-            f"{o['goodput_kbps_total'] / 1e3:.1f}",
-            f"{n['goodput_kbps_total'] / 1e3:.1f}" if n else "-",
-            f"{o['jain_index']:.3f}/" + (f"{n['jain_index']:.3f}" if n else "-"),
-            f"{o['ul_acks_total']}/" + (f"{n['ul_acks_total']}" if n else "-"),
-            f"{o['wall_time_s'] * 1e3:.1f}",
-            f"{n['wall_time_s']:.1f}" if n else "-",
-            f"{n['wall_time_s'] / o['wall_time_s']:.0f}x" if n else "-",
+            f"{o['cell_goodput_mbps']:.2f}",
+            f"{n['cell_goodput_mbps']:.2f}" if n else "-",
+            f"{d['cell_pct']:+.2f}%" if d else "-",
+            f"{d['per_ue_max_pct']:.2f}%" if d else "-",
+            pair("dl_mcs_cell_mean", ".1f"),
+            pair("dl_bler_cell", ".3f"),
+            pair("dl_harq_retx", "d"),
+            pair("ul_acks", "d"),
+            pair("ul_ack_delay_ms", ".1f"),
+            f"{n['dl_padding_share'] * 100:.1f}%" if n else "-",
+            f"{o['wall_s'] * 1e3:.1f}",
+            f"{n['wall_s']:.1f}" if n else "-",
         )
     console.print(t)
-    console.print(
-        "ns-3's LENA sends a pending STATUS PDU alone in a transport block "
-        "(LteRlcAm::DoNotifyTxOpportunity), wasting the rest of it; its goodput sits well "
-        "below the TBS rate (docs/ns3-comparison.md)."
+    am = [r for r in rows if r["rlc"] == "am" and r["ns3"]]
+    for r in am:
+        n = r["ns3"]
+        console.print(
+            f"RLC AM, {r['ues']} UEs: {n['dl_padding_share'] * 100:.1f} % of LENA's new-data DL "
+            f"block octets are padding; {n['dl_small_pdu_tb_share'] * 100:.1f} % of its blocks "
+            "carry only a STATUS-sized PDU (LteRlcAm::DoNotifyTxOpportunity sends a pending "
+            "STATUS PDU alone and returns)."
+        )
+    speed = next(
+        (
+            r
+            for r in rows
+            if (r["drop"], r["rlc"], r["ues"]) == ("homogeneous", "um", LTE_SPEED_UES)
+        ),
+        None,
     )
+    ratio = None
+    if speed and speed["ns3"]:
+        ratio = speed["ns3"]["wall_s"] / speed["radiotcp"]["wall_s"]
+        console.print(
+            f"speed, {LTE_SPEED_UES} UEs, 10 s, RLC UM: LENA {speed['ns3']['wall_s']:.1f} s, "
+            f"radiotcp {speed['radiotcp']['wall_s'] * 1e3:.1f} ms: {ratio:.0f}x "
+            "(target: >= 500x; simulation proper on both sides)"
+        )
     doc = to_core_json(load(LTE, ["access.ues=60", "simulation.duration_s=60"]))
     walls = [_core.simulate(doc, 1, i)["wall_time_s"] for i in range(max(3, repeats // 4))]
     paper = statistics.median(walls)
     console.print(f"lte-ohta, 60 UEs, 60 s: {paper:.3f} s per run (target: under 1 s)")
     OUT_LTE.parent.mkdir(parents=True, exist_ok=True)
-    OUT_LTE.write_text(json.dumps({"cells": rows, "ohta_60ue_60s_wall_s": paper}, indent=2))
+    OUT_LTE.write_text(
+        json.dumps(
+            {"cells": rows, "speed_ratio_40ue": ratio, "ohta_60ue_60s_wall_s": paper}, indent=2
+        )
+    )
     console.print(f"results: {OUT_LTE}")
 
 

@@ -196,3 +196,24 @@ def test_every_buffer_discipline_runs_on_the_ue_buffers(discipline: str) -> None
         # The queue is held by delay, not by the limit (PIE may still overflow during the
         # first slow start, before its probability has risen).
         assert drops[f"drops.lte.{expected}"] > drops.get("drops.lte.buffer_full", 0), drops
+
+
+def test_the_lena_preset_is_the_matched_cell() -> None:
+    # scenarios/lte-lena.toml: one cell, RLC UM, no OLLA, no offset, so the listed SINRs
+    # act as written and every UE runs at MCS 28 without errors; the cell then carries the
+    # TBS rate (9422 octets per TTI) less the headers, as LENA does with RLC UM (72.6 Mb/s
+    # in docs/ns3-comparison.md).
+    cfg = load(ROOT / "scenarios" / "lte-lena.toml", ["simulation.duration_s=3"])
+    lte = cfg.access
+    assert (lte.sinr_offset_db, lte.olla_step_db, lte.rlc.mode) == (0.0, 0.0, "um")
+    assert lte.cell.sectors == 1 and lte.fading.model == "none"
+    sinr = lte.cell.ue_sinr_db
+    assert sinr is not None and len(sinr) == lte.ues
+    assert all(_core.lte_mcs_sinr_db(28) < s < _core.lte_mcs_sinr_db(28) + 1.5 for s in sinr)
+    r = _core.simulate(to_core_json(cfg), 1, 0)
+    cell, ues = r["lte"]["cell"], r["lte"]["ues"]
+    assert all(u["dl_mean_mcs"] == 28 for u in ues)
+    assert [u["dl_sinr_db"] for u in ues] == sinr
+    assert cell["dl_bler"] < 0.01
+    tbs_mbps = 9422 * 8 / 1e3
+    assert 0.9 * tbs_mbps < cell["goodput_kbps"] / 1e3 < tbs_mbps

@@ -4,11 +4,22 @@
 //   remote host --[p2p: 10 Gb/s, D ms, MTU 1500]--> PGW/SGW --[S1-U]--> eNB ~~~> UE 1..N
 //
 // * 1 eNB, 1 cell, 20 MHz (100 PRB) DL and UL, PfFfMacScheduler, ideal RRC,
-//   RLC AM for every bearer with a large transmit buffer, LENA's default PHY
-//   (Friis path loss, no fading) except the transmit powers, set explicitly:
-//   eNB 46 dBm, UE 23 dBm.
-// * UEs uniformly distributed (by area) in the annulus 35 m .. radius around
-//   the eNB, static; positions drawn from the run's random stream (--run).
+//   RLC AM (--rlc=am, the default) or UM (--rlc=um) for every bearer with a
+//   10 MiB transmit buffer (UM: PDCP discarding off, so that neither mode drops
+//   a packet for its age), LENA's default PHY (Friis path loss, no fading)
+//   except the transmit powers, set explicitly: eNB 46 dBm, UE 23 dBm.
+// * UEs static. Default: uniformly distributed (by area) in the annulus
+//   35 m .. radius around the eNB, positions drawn from the run's random
+//   stream (--run). --distances=d1,d2,... puts UE i at distance d[i mod n]
+//   metres (angles spread evenly): with Friis path loss the distance sets the
+//   UE's SINR and so the CQI/MCS LENA uses (every UE within ~10 km is at
+//   MCS 28); the MCS and SINR LENA actually used are reported back.
+//   --dlSinr=s1,s2,... (dB, used cyclically) sets UE i's DL SINR without
+//   touching its uplink: the UE stays where it is (default 1 km with this
+//   option) and its noise figure (LteUePhy "NoiseFigure", which only affects
+//   the UE's DL reception) is raised from 9 dB by the SINR it has in excess
+//   of s[i], from LENA's own link budget: 46 dBm spread over 100 PRB, Friis
+//   at the DL carrier (EARFCN 100, 2120 MHz), thermal noise -174 dBm/Hz.
 // * One TCP NewReno bulk download per UE (BulkSendApplication on the remote
 //   host, PacketSink on the UE), no SACK, timestamps on, delayed ACKs (one ACK
 //   per two segments), 4 MB socket buffers. A UE's sender is installed when
@@ -21,6 +32,22 @@
 // what enters the UE's LTE uplink). DL MCS/TBS are averaged over the UE's DL
 // DCIs (eNB MAC "DlScheduling": new transmissions and HARQ retransmissions,
 // transport block 1) after the warm-up.
+//
+// Counters after the warm-up, per UE:
+// * dl_tb_bytes / dl_rlc_bytes: octets of the DL transport blocks scheduled
+//   with new data (DlScheduling with RLC PDUs in it) and octets of the RLC PDUs
+//   the eNB's RLC handed to the MAC for them (LteRlc "TxPDU" fires inside the
+//   same LteEnbMac::DoSchedDlConfigInd call, before DlScheduling); the
+//   difference is padding. dl_small_pdu_tbs counts new-data blocks that carried
+//   at most 4 RLC octets (RLC AM: a STATUS PDU sent alone,
+//   LteRlcAm::DoNotifyTxOpportunity returns after it). HARQ retransmissions
+//   (no RLC PDU) count in dl_retx_dcis, not in the byte counters.
+// * DL/UL BLER and HARQ: the UE's DL LteSpectrumPhy "DlPhyReception" and the
+//   eNB's UL "UlPhyReception" (transport blocks received, failed, ndi == 0).
+// * dl_sinr_db_mean: the UE PHY's "ReportCurrentCellRsrpSinr" (wideband SINR,
+//   averaged in dB).
+// * ul_pdcp_delay_ms_mean: UE PDCP -> eNB PDCP delay of each UL PDCP PDU (the
+//   eNB PDCP "RxPDU" trace; in this scenario the uplink carries TCP ACKs).
 //
 // Prints exactly one JSON line on stdout.
 
@@ -38,6 +65,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #ifndef RADIOTCP_NS3_VERSION
@@ -53,6 +81,11 @@ constexpr uint16_t kPort = 5000;
 constexpr uint32_t kSocketBuf = 4 * 1024 * 1024;         // SndBuf and RcvBuf (bytes)
 constexpr uint32_t kRlcTxBuffer = 10 * 1024 * 1024;       // RLC AM transmit buffer (bytes)
 constexpr double kMinRadiusM = 35.0;
+constexpr double kEnbTxPowerDbm = 46.0;
+constexpr double kUeTxPowerDbm = 23.0;
+constexpr double kUeNoiseFigureDb = 9.0; // LteUePhy default
+constexpr double kDlCarrierHz = 2120e6;  // EARFCN 100 (LteEnbNetDevice default)
+constexpr double kDefaultSinrDistanceM = 1000.0;
 constexpr uint32_t kSrsPeriodicities[] = {40, 80, 160, 320}; // LENA default first
 
 struct UeStats
@@ -65,6 +98,23 @@ struct UeStats
     double tbsSum = 0;            // sum of sizeTb1 (bytes) over those DCIs
     double bearerReadyS = -1;     // time the UE's DRB was created
     double distanceM = 0;
+    // after the warm-up:
+    uint64_t pendingRlc = 0;      // RLC PDU octets handed to the MAC in this TTI so far
+    uint64_t tbBytes = 0;         // new-data DL transport blocks, octets
+    uint64_t rlcBytes = 0;        // RLC PDU octets in them
+    uint64_t newTbs = 0;          // new-data DL transport blocks
+    uint64_t smallPduTbs = 0;     // ... carrying at most 4 RLC octets
+    uint64_t retxDcis = 0;        // DL DCIs without RLC PDUs (HARQ retransmissions)
+    uint64_t dlRx = 0;            // DL transport blocks received (all transmissions)
+    uint64_t dlRxFail = 0;        // ... not decoded
+    uint64_t dlRxRetx = 0;        // ... with ndi == 0 (HARQ retransmissions)
+    uint64_t ulRx = 0;            // the same for the UL, at the eNB
+    uint64_t ulRxFail = 0;
+    uint64_t ulRxRetx = 0;
+    double sinrDbSum = 0;         // wideband DL SINR reports, dB
+    uint64_t sinrReports = 0;
+    double ulDelaySumMs = 0;      // UL PDCP PDUs' UE -> eNB PDCP delay
+    uint64_t ulPdus = 0;
 };
 
 std::vector<UeStats> g_ue;
@@ -115,6 +165,82 @@ EnbDlScheduling(DlSchedulingCallbackInfo info)
     s.dlDcis++;
     s.mcsSum += info.mcsTb1;
     s.tbsSum += info.sizeTb1;
+    if (s.pendingRlc == 0)
+    {
+        s.retxDcis++;
+    }
+    else
+    {
+        s.newTbs++;
+        s.tbBytes += info.sizeTb1;
+        s.rlcBytes += s.pendingRlc;
+        if (s.pendingRlc <= 4)
+        {
+            s.smallPduTbs++;
+        }
+        s.pendingRlc = 0;
+    }
+}
+
+// The eNB's RLC of a DRB hands a PDU to the MAC (inside the scheduling call,
+// before the DlScheduling trace of the same TTI).
+void
+EnbRlcTxPdu(uint16_t rnti, uint8_t, uint32_t size)
+{
+    int32_t i = g_rntiToUe[rnti];
+    if (g_warm && i >= 0)
+    {
+        g_ue[i].pendingRlc += size;
+    }
+}
+
+// An UL PDCP PDU arrives at the eNB's PDCP; delay since the UE's PDCP sent it.
+void
+EnbPdcpRxPdu(uint16_t rnti, uint8_t, uint32_t, uint64_t delayNs)
+{
+    int32_t i = g_rntiToUe[rnti];
+    if (g_warm && i >= 0)
+    {
+        g_ue[i].ulDelaySumMs += static_cast<double>(delayNs) / 1e6;
+        g_ue[i].ulPdus++;
+    }
+}
+
+void
+UeDlPhyReception(uint32_t i, PhyReceptionStatParameters p)
+{
+    if (!g_warm)
+    {
+        return;
+    }
+    UeStats& s = g_ue[i];
+    s.dlRx++;
+    s.dlRxFail += p.m_correctness ? 0 : 1;
+    s.dlRxRetx += p.m_ndi ? 0 : 1;
+}
+
+void
+EnbUlPhyReception(PhyReceptionStatParameters p)
+{
+    int32_t i = g_rntiToUe[p.m_rnti];
+    if (!g_warm || i < 0)
+    {
+        return;
+    }
+    UeStats& s = g_ue[i];
+    s.ulRx++;
+    s.ulRxFail += p.m_correctness ? 0 : 1;
+    s.ulRxRetx += p.m_ndi ? 0 : 1;
+}
+
+void
+UeRsrpSinr(uint32_t i, uint16_t, uint16_t, double, double sinr, uint8_t)
+{
+    if (g_warm && sinr > 0)
+    {
+        g_ue[i].sinrDbSum += 10.0 * std::log10(sinr);
+        g_ue[i].sinrReports++;
+    }
 }
 
 void
@@ -148,6 +274,31 @@ WarmupSnapshot(const std::vector<Ptr<PacketSink>>* sinks)
         g_ue[i].acksAtWarmup = g_ue[i].acks;
         g_ue[i].rxAtWarmup = (*sinks)[i]->GetTotalRx();
     }
+    // The DRBs exist by now (ues_ready_by_warmup tells): their RLC and PDCP
+    // objects can be connected to.
+    Config::ConnectWithoutContextFailSafe(
+        "/NodeList/*/DeviceList/*/LteEnbRrc/UeMap/*/DataRadioBearerMap/*/LteRlc/TxPDU",
+        MakeCallback(&EnbRlcTxPdu));
+    Config::ConnectWithoutContextFailSafe(
+        "/NodeList/*/DeviceList/*/LteEnbRrc/UeMap/*/DataRadioBearerMap/*/LtePdcp/RxPDU",
+        MakeCallback(&EnbPdcpRxPdu));
+}
+
+// "d1,d2,..." -> distances in metres (empty string: none).
+std::vector<double>
+ParseList(const std::string& text)
+{
+    std::vector<double> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ','))
+    {
+        if (!item.empty())
+        {
+            out.push_back(std::stod(item));
+        }
+    }
+    return out;
 }
 
 std::string
@@ -184,6 +335,9 @@ main(int argc, char* argv[])
     double internetDelayMs = 20.0;
     uint32_t seed = 1;
     uint64_t run = 1;
+    std::string rlc = "am";
+    std::string distances;
+    std::string dlSinr;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("ues", "number of UEs (one bulk download each)", ues);
@@ -194,7 +348,46 @@ main(int argc, char* argv[])
     cmd.AddValue("internetDelay", "one-way delay remote host <-> PGW in ms", internetDelayMs);
     cmd.AddValue("seed", "RngSeedManager seed", seed);
     cmd.AddValue("run", "RngSeedManager run number", run);
+    cmd.AddValue("rlc", "RLC mode of every bearer: am or um", rlc);
+    cmd.AddValue("distances",
+                 "comma-separated UE distances in metres, used cyclically (default: the "
+                 "random annulus)",
+                 distances);
+    cmd.AddValue("dlSinr",
+                 "comma-separated per-UE DL SINRs in dB, used cyclically, set through the UE "
+                 "noise figure (UEs at 1 km unless --distances is given)",
+                 dlSinr);
     cmd.Parse(argc, argv);
+
+    if (rlc != "am" && rlc != "um")
+    {
+        std::cerr << "--rlc must be am or um\n";
+        return 2;
+    }
+    std::vector<double> distanceList;
+    std::vector<double> sinrList;
+    try
+    {
+        distanceList = ParseList(distances);
+        sinrList = ParseList(dlSinr);
+    }
+    catch (const std::exception&)
+    {
+        std::cerr << "--distances / --dlSinr: not a list of numbers\n";
+        return 2;
+    }
+    if (!sinrList.empty() && distanceList.empty())
+    {
+        distanceList.push_back(kDefaultSinrDistanceM);
+    }
+    for (double d : distanceList)
+    {
+        if (!(d > 0))
+        {
+            std::cerr << "--distances: every distance must be > 0 m\n";
+            return 2;
+        }
+    }
 
     if (ues < 1 || duration <= 0 || warmup < 0 || warmup >= duration || mss < 1 ||
         radius <= kMinRadiusM || internetDelayMs < 0)
@@ -233,12 +426,16 @@ main(int argc, char* argv[])
 
     // --- LTE ------------------------------------------------------------------
     Config::SetDefault("ns3::LteHelper::UseIdealRrc", BooleanValue(true));
-    Config::SetDefault("ns3::LteEnbRrc::EpsBearerToRlcMapping",
-                       EnumValue(LteEnbRrc::RLC_AM_ALWAYS));
+    Config::SetDefault(
+        "ns3::LteEnbRrc::EpsBearerToRlcMapping",
+        EnumValue(rlc == "um" ? LteEnbRrc::RLC_UM_ALWAYS : LteEnbRrc::RLC_AM_ALWAYS));
+    Config::SetDefault("ns3::LteRlcUm::MaxTxBufferSize", UintegerValue(kRlcTxBuffer));
+    Config::SetDefault("ns3::LteRlcUm::EnablePdcpDiscarding", BooleanValue(false));
     Config::SetDefault("ns3::LteEnbRrc::SrsPeriodicity", UintegerValue(srsPeriodicity));
     Config::SetDefault("ns3::LteRlcAm::MaxTxBufferSize", UintegerValue(kRlcTxBuffer));
-    Config::SetDefault("ns3::LteEnbPhy::TxPower", DoubleValue(46.0));
-    Config::SetDefault("ns3::LteUePhy::TxPower", DoubleValue(23.0));
+    Config::SetDefault("ns3::LteEnbPhy::TxPower", DoubleValue(kEnbTxPowerDbm));
+    Config::SetDefault("ns3::LteUePhy::TxPower", DoubleValue(kUeTxPowerDbm));
+    Config::SetDefault("ns3::LteUePhy::NoiseFigure", DoubleValue(kUeNoiseFigureDb));
 
     Ptr<LteHelper> lte = CreateObject<LteHelper>();
     Ptr<PointToPointEpcHelper> epc = CreateObject<PointToPointEpcHelper>();
@@ -285,6 +482,11 @@ main(int argc, char* argv[])
     {
         double r = std::sqrt(r2min + uni->GetValue(0.0, 1.0) * (r2max - r2min));
         double theta = uni->GetValue(0.0, 2.0 * M_PI);
+        if (!distanceList.empty())
+        {
+            r = distanceList[i % distanceList.size()];
+            theta = 2.0 * M_PI * i / ues;
+        }
         positions->Add(Vector(r * std::cos(theta), r * std::sin(theta), 0.0));
         g_ue[i].distanceM = r;
     }
@@ -296,6 +498,31 @@ main(int argc, char* argv[])
 
     NetDeviceContainer enbDevs = lte->InstallEnbDevice(enbNodes);
     NetDeviceContainer ueDevs = lte->InstallUeDevice(ueNodes);
+    std::vector<double> noiseFigure(ues, kUeNoiseFigureDb);
+    if (!sinrList.empty())
+    {
+        // LENA's DL SINR per PRB without interference: the eNB power spread
+        // evenly over the 100 PRB, Friis path loss, noise kT * 180 kHz * NF.
+        const double lambda = 299792458.0 / kDlCarrierHz;
+        for (uint32_t i = 0; i < ues; ++i)
+        {
+            double pathLossDb = 20.0 * std::log10(4.0 * M_PI * g_ue[i].distanceM / lambda);
+            double rxPerPrbDbm = kEnbTxPowerDbm - 10.0 * std::log10(100.0) - pathLossDb;
+            double noisePerPrbDbm = -174.0 + 10.0 * std::log10(180e3) + kUeNoiseFigureDb;
+            double sinr = rxPerPrbDbm - noisePerPrbDbm;
+            double target = sinrList[i % sinrList.size()];
+            if (target > sinr)
+            {
+                std::cerr << "--dlSinr: UE " << i << " cannot reach " << target << " dB at "
+                          << g_ue[i].distanceM << " m (at most " << sinr << " dB)\n";
+                return 2;
+            }
+            noiseFigure[i] = kUeNoiseFigureDb + sinr - target;
+            DynamicCast<LteUeNetDevice>(ueDevs.Get(i))
+                ->GetPhy()
+                ->SetAttribute("NoiseFigure", DoubleValue(noiseFigure[i]));
+        }
+    }
 
     internet.Install(ueNodes);
     Ipv4InterfaceContainer ueIfs = epc->AssignUeIpv4Address(ueDevs);
@@ -327,12 +554,23 @@ main(int argc, char* argv[])
         ok = ok && ueNodes.Get(i)->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
                        "SendOutgoing",
                        MakeBoundCallback(&UeSendOutgoing, i));
+        Ptr<LteUePhy> uePhy = DynamicCast<LteUeNetDevice>(ueDevs.Get(i))->GetPhy();
+        ok = ok && uePhy->GetDownlinkSpectrumPhy()->TraceConnectWithoutContext(
+                       "DlPhyReception",
+                       MakeBoundCallback(&UeDlPhyReception, i));
+        ok = ok && uePhy->TraceConnectWithoutContext("ReportCurrentCellRsrpSinr",
+                                                     MakeBoundCallback(&UeRsrpSinr, i));
         NS_ABORT_MSG_UNLESS(ok, "cannot connect a UE trace source");
     }
     Ptr<LteEnbMac> enbMac = DynamicCast<LteEnbNetDevice>(enbDevs.Get(0))->GetMac();
     NS_ABORT_MSG_UNLESS(
         enbMac->TraceConnectWithoutContext("DlScheduling", MakeCallback(&EnbDlScheduling)),
         "cannot connect the eNB MAC DlScheduling trace");
+    Ptr<LteEnbPhy> enbPhy = DynamicCast<LteEnbNetDevice>(enbDevs.Get(0))->GetPhy();
+    NS_ABORT_MSG_UNLESS(enbPhy->GetUplinkSpectrumPhy()->TraceConnectWithoutContext(
+                            "UlPhyReception",
+                            MakeCallback(&EnbUlPhyReception)),
+                        "cannot connect the eNB UlPhyReception trace");
 
     Simulator::Schedule(Seconds(warmup), &WarmupSnapshot, &sinks);
     Simulator::Stop(Seconds(duration));
@@ -370,7 +608,7 @@ main(int argc, char* argv[])
     js << "{\"ues\": " << ues << ", \"duration_s\": " << Num(duration)
        << ", \"warmup_s\": " << Num(warmup) << ", \"mss\": " << mss
        << ", \"radius_m\": " << Num(radius) << ", \"internet_delay_ms\": " << Num(internetDelayMs)
-       << ", \"seed\": " << seed << ", \"run\": " << run;
+       << ", \"seed\": " << seed << ", \"run\": " << run << ", \"rlc\": \"" << rlc << "\"";
     JsonArray(js, "goodput_kbps", ues, [&](size_t i) { return goodput[i]; });
     js << ", \"goodput_kbps_total\": " << Num(total) << ", \"jain_index\": " << Num(jain);
     JsonArray(js, "ul_acks", ues, [&](size_t i) { return g_ue[i].acks; });
@@ -386,6 +624,24 @@ main(int argc, char* argv[])
         return g_ue[i].dlDcis ? g_ue[i].tbsSum / g_ue[i].dlDcis : 0.0;
     });
     JsonArray(js, "dl_dcis", ues, [&](size_t i) { return g_ue[i].dlDcis; });
+    JsonArray(js, "dl_sinr_db_mean", ues, [&](size_t i) {
+        return g_ue[i].sinrReports ? g_ue[i].sinrDbSum / g_ue[i].sinrReports : 0.0;
+    });
+    JsonArray(js, "dl_tb_bytes", ues, [&](size_t i) { return g_ue[i].tbBytes; });
+    JsonArray(js, "dl_rlc_bytes", ues, [&](size_t i) { return g_ue[i].rlcBytes; });
+    JsonArray(js, "dl_new_tbs", ues, [&](size_t i) { return g_ue[i].newTbs; });
+    JsonArray(js, "dl_small_pdu_tbs", ues, [&](size_t i) { return g_ue[i].smallPduTbs; });
+    JsonArray(js, "dl_retx_dcis", ues, [&](size_t i) { return g_ue[i].retxDcis; });
+    JsonArray(js, "dl_rx_tbs", ues, [&](size_t i) { return g_ue[i].dlRx; });
+    JsonArray(js, "dl_rx_failed", ues, [&](size_t i) { return g_ue[i].dlRxFail; });
+    JsonArray(js, "dl_harq_retx", ues, [&](size_t i) { return g_ue[i].dlRxRetx; });
+    JsonArray(js, "ul_rx_tbs", ues, [&](size_t i) { return g_ue[i].ulRx; });
+    JsonArray(js, "ul_rx_failed", ues, [&](size_t i) { return g_ue[i].ulRxFail; });
+    JsonArray(js, "ul_harq_retx", ues, [&](size_t i) { return g_ue[i].ulRxRetx; });
+    JsonArray(js, "ul_pdcp_delay_ms_mean", ues, [&](size_t i) {
+        return g_ue[i].ulPdus ? g_ue[i].ulDelaySumMs / g_ue[i].ulPdus : 0.0;
+    });
+    JsonArray(js, "ue_noise_figure_db", ues, [&](size_t i) { return noiseFigure[i]; });
     JsonArray(js, "distance_m", ues, [&](size_t i) { return g_ue[i].distanceM; });
     JsonArray(js, "bearer_ready_s", ues, [&](size_t i) { return g_ue[i].bearerReadyS; });
     js << ", \"ues_ready_by_warmup\": " << ready << ", \"srs_periodicity_ms\": " << srsPeriodicity
