@@ -217,3 +217,46 @@ def test_the_lena_preset_is_the_matched_cell() -> None:
     assert cell["dl_bler"] < 0.01
     tbs_mbps = 9422 * 8 / 1e3
     assert 0.9 * tbs_mbps < cell["goodput_kbps"] / 1e3 < tbs_mbps
+
+
+def test_a_sweep_axis_unsets_an_optional_number_with_none() -> None:
+    """TOML has no null: in a sweep file "none" unsets an optional number (as `--set KEY=none`
+    does), and stays the value "none" where a choice has it."""
+    cfg = load(
+        LTE,
+        {
+            "access.uplink.neighbour_load": "none",
+            "access.pdcch.max_ul_ues_per_tti": "none",
+            "access.fading.model": "none",
+        },
+    )
+    assert cfg.access.uplink.neighbour_load is None
+    assert cfg.access.pdcch.max_ul_ues_per_tti is None
+    assert cfg.access.fading.model == "none"
+    with pytest.raises(ConfigError):
+        load(LTE, {"access.uplink.scheduler": "none"})
+
+
+def test_the_uplink_physics_shows_in_the_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(LTE), *(f"--set={o}" for o in SHORT), "--json"]) == 0
+    m = json.loads(capsys.readouterr().out)["metrics"]
+    for key in (
+        "lte.ul_prb_utilization",
+        "lte.pdcch_cce_utilization",
+        "lte.dl_dci_blocked",
+        "lte.ul_dci_blocked",
+        "lte.ul_power_limited_fraction",
+    ):
+        assert key in m, key
+    util = m["lte.ul_prb_utilization"]
+    util = util["mean"] if isinstance(util, dict) else util
+    assert 0.0 < util < 1.0
+
+
+def test_ues_per_sector_shapes_the_drop() -> None:
+    r = run(["access.cell.ues_per_sector=[1, 2, 1]"])
+    assert sorted(u["sector"] for u in r["lte"]["ues"]) == [0, 1, 1, 2]
+    given = run(
+        ["access.cell.ue_sinr_db=[10.0, 10.0, 10.0, 10.0]", "access.cell.ues_per_sector=[2, 2, 0]"]
+    )
+    assert [u["sector"] for u in given["lte"]["ues"]] == [0, 0, 1, 1]

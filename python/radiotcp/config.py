@@ -1861,6 +1861,25 @@ def _takes_literal_none(doc: Mapping[str, Any], key: str) -> bool:
     return get_origin(ann) is Literal and "none" in get_args(ann)
 
 
+def _unsettable(doc: Mapping[str, Any], key: str) -> bool:
+    """Whether `key` is an optional key whose type has no string value, so that "none" in a
+    sweep file (TOML has no null) can only mean "unset", as `--set KEY=none` does."""
+    parts = key.split(".")
+    access = doc.get("access")
+    kinds = {"access": access.get("kind")} if isinstance(access, Mapping) else {}
+    cls = _model_at([int(p) if p.isdigit() else p for p in parts[:-1]], kinds)
+    if cls is None or parts[-1] not in cls.model_fields:
+        return False
+    field = cls.model_fields[parts[-1]]
+    args = get_args(field.annotation)
+    if type(None) not in args:
+        return False
+    return not any(
+        a is str or (get_origin(a) is Literal and any(isinstance(v, str) for v in get_args(a)))
+        for a in args
+    )
+
+
 def _apply(
     raw: Mapping[str, Any], overrides: Sequence[str] | Mapping[str, Any] | None
 ) -> tuple[dict[str, Any], list[ConfigError]]:
@@ -1883,6 +1902,14 @@ def _apply(
         if value is None and from_text and _takes_literal_none(doc, key):
             # `--set access.downlink.model=none`: the key's own value "none", not "unset".
             value = "none"
+        elif (
+            not from_text
+            and isinstance(value, str)
+            and value.lower() in ("none", "null")
+            and _unsettable(doc, key)
+        ):
+            # A sweep axis written in TOML: "none" unsets an optional number.
+            value = None
         try:
             _set_path(doc, key, value)
         except ConfigError as e:
