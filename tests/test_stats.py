@@ -1,10 +1,12 @@
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 from scipy import stats as sps
 
-from radiotcp.stats import ci_half_width, mean_ci
+from radiotcp.stats import ci_half_width, mean_ci, t_quantile
 
 
 @pytest.mark.parametrize(
@@ -58,3 +60,30 @@ def test_nan_values_are_left_out():
     assert h == pytest.approx(ci_half_width([1.0, 3.0]))
     m0, h0, n0 = mean_ci([float("nan")])
     assert n0 == 0 and math.isnan(m0) and math.isnan(h0)
+
+
+@pytest.mark.parametrize("p", [0.5, 0.6, 0.75, 0.9, 0.95, 0.975, 0.995, 0.9995])
+def test_t_quantile_matches_scipy(p):
+    for df in [*range(1, 60), 100, 200, 500, 1000, 10_000, 1_000_000]:
+        expected = sps.t.ppf(p, df)
+        got = t_quantile(p, df)
+        if expected == 0.0:
+            assert got == pytest.approx(0.0, abs=1e-12)
+        else:
+            assert got == pytest.approx(expected, rel=1e-8), (p, df)
+    with pytest.raises(ValueError):
+        t_quantile(0.4, 3)
+    with pytest.raises(ValueError):
+        t_quantile(0.95, 0)
+
+
+def test_the_cli_imports_no_heavy_library():
+    """`radiotcp --help`, `validate` and `run` start without scipy, matplotlib or dask: they
+    are imported by the commands that need them (plots, sweeps on a cluster)."""
+    code = (
+        "import sys, radiotcp.cli, radiotcp; "
+        "print(','.join(m for m in ('scipy', 'matplotlib', 'dask', 'distributed', 'pandas') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

@@ -47,8 +47,9 @@ if ! grep -qx "Version: $NS3_VERSION" <<<"$installed"; then
     "$venv/bin/python" -m pip install --disable-pip-version-check -q --no-deps "ns3==$NS3_VERSION"
 fi
 
-# Locate the installed package without importing it (importing is slow).
-ns3_dir="$("$venv/bin/python" - <<'EOF'
+# Locate the installed package without importing it (importing is slow); -I keeps the
+# working directory off sys.path, where bench/ns3 (these sources) would shadow it.
+ns3_dir="$("$venv/bin/python" -I - <<'EOF'
 import importlib.util
 spec = importlib.util.find_spec("ns3")
 locs = list(spec.submodule_search_locations or []) if spec else []
