@@ -640,8 +640,9 @@ LTE_ROWS = [
 ]
 LTE_SPEED_UES = 40
 
-# The fading pair: LENA's TraceFadingLossModel with the EPA 3 km/h trace (DL and UL) against
-# radiotcp's wideband Jakes at 3 km/h on the same 2.12 GHz carrier, 10 UEs, RLC UM, every UE
+# The fading pair: LENA's TraceFadingLossModel with a 3 km/h trace (DL and UL; "epa": the 7
+# EPA taps, frequency-selective; "flat": one tap, every RB the same gain) against radiotcp's
+# wideband Jakes at 3 km/h on the same 2.12 GHz carrier, 10 UEs, RLC UM, every UE
 # at the same mean SINR (15 dB: LENA's MCS 20 without fading, so the MCS can move both ways).
 # LENA reports its CQI every 2 ms (P10 and A30 together, LteUePhy::GenerateCqiRsrpRsrq) and
 # the scheduler uses it for the subframe 7 TTIs after the measurement (4 TTIs in the UE PHY's
@@ -649,11 +650,12 @@ LTE_SPEED_UES = 40
 # uses a report 7 TTIs old here. OLLA is off (LENA has none); the OLLA row is for information.
 LTE_FADING_UES = 10
 LTE_FADING_SINR_DB = 15.0
-LTE_FADING_ROWS = (("jakes, OLLA off", 0.0), ("jakes, OLLA 0.1 dB", 0.1))
+LTE_FADING_TRACES = ("epa", "flat")
+LTE_FADING_OLLA = (("OLLA off", 0.0), ("OLLA 0.1 dB", 0.1))
 
 
 def lte_fading_overrides(olla_step_db: float, duration_s: float, warmup_s: float) -> list[str]:
-    """Overrides of scenarios/lte-lena.toml for one fading row (see LTE_FADING_ROWS)."""
+    """Overrides of scenarios/lte-lena.toml for one fading row (Jakes, see LTE_FADING_UES)."""
     return [
         f"access.ues={LTE_FADING_UES}",
         f"access.cell.ue_sinr_db={json.dumps([LTE_FADING_SINR_DB] * LTE_FADING_UES)}",
@@ -672,34 +674,48 @@ def lte_fading_overrides(olla_step_db: float, duration_s: float, warmup_s: float
 def lte_fading_rows(
     console: Console, repeats: int, skip_ns3: bool, duration: float, warmup: float
 ) -> list[dict]:
-    """The fading pair (LTE_FADING_ROWS against one LENA run with the EPA trace)."""
-    theirs = None
-    if not skip_ns3:
-        try:
-            raw = run_ns3_lte(
-                LTE_FADING_UES,
-                duration,
-                warmup_s=warmup,
-                rlc="um",
-                dl_sinr_db=[LTE_FADING_SINR_DB],
-                fading=True,
-            )
-            theirs = {**summarize_lte(raw), "raw": raw}
-        except Ns3BenchError as e:
-            console.print(f"[yellow]ns-3 unavailable, the LENA fading row skipped:[/yellow] {e}")
+    """The fading pair: radiotcp with Jakes (LTE_FADING_OLLA) against LENA with each trace of
+    LTE_FADING_TRACES, every UE at LTE_FADING_SINR_DB."""
+    ours = {
+        label: lte_ours(
+            to_core_json(load(LTE_LENA, lte_fading_overrides(olla, duration, warmup))), repeats
+        )
+        for label, olla in LTE_FADING_OLLA
+    }
     rows = []
-    for label, olla in LTE_FADING_ROWS:
-        doc = to_core_json(load(LTE_LENA, lte_fading_overrides(olla, duration, warmup)))
-        ours = lte_ours(doc, repeats)
-        row = {"fading": label, "sinr_db": LTE_FADING_SINR_DB, "radiotcp": ours, "ns3": theirs}
-        if theirs:
-            row["deviation"] = lte_deviation(ours, theirs)
-        rows.append(row)
+    for trace in LTE_FADING_TRACES:
+        theirs = None
+        if not skip_ns3:
+            try:
+                raw = run_ns3_lte(
+                    LTE_FADING_UES,
+                    duration,
+                    warmup_s=warmup,
+                    rlc="um",
+                    dl_sinr_db=[LTE_FADING_SINR_DB],
+                    fading=trace,
+                )
+                theirs = {**summarize_lte(raw), "raw": raw}
+            except Ns3BenchError as e:
+                console.print(f"[yellow]ns-3 unavailable, LENA fading rows skipped:[/yellow] {e}")
+                skip_ns3 = True
+        for label, _ in LTE_FADING_OLLA:
+            row = {
+                "lena_trace": trace,
+                "radiotcp_olla": label,
+                "sinr_db": LTE_FADING_SINR_DB,
+                "radiotcp": ours[label],
+                "ns3": theirs,
+            }
+            if theirs:
+                row["deviation"] = lte_deviation(ours[label], theirs)
+            rows.append(row)
     t = Table(
         title=f"LTE fading pair, {LTE_FADING_UES} UEs, RLC UM, mean SINR {LTE_FADING_SINR_DB} dB: "
-        "radiotcp Jakes 3 km/h vs LENA EPA 3 km/h trace"
+        "radiotcp Jakes 3 km/h vs LENA's 3 km/h trace"
     )
     for col in (
+        "LENA trace",
         "radiotcp",
         "Mb/s ours",
         "Mb/s LENA",
@@ -719,7 +735,8 @@ def lte_fading_rows(
             return format(o[key], fmt) + "/" + (format(n[key], fmt) if n else "-")
 
         t.add_row(
-            row["fading"],
+            row["lena_trace"],
+            row["radiotcp_olla"],
             f"{o['cell_goodput_mbps']:.2f}",
             f"{n['cell_goodput_mbps']:.2f}" if n else "-",
             f"{d['cell_pct']:+.2f}%" if d else "-",

@@ -19,6 +19,9 @@ own generator, src/lte/model/fading-traces/fading_trace_generator.m, writes the 
 with fprintf '%g ' from MATLAB's comm.RayleighChannel; it puts EPA's fifth tap at 120 ns where
 36.104 has 110 ns.)
 
+`--profile flat` makes one tap instead (flat Rayleigh: every RB the same gain, as radiotcp's
+wideband Jakes), to separate LENA's frequency-selective scheduling from the fading itself.
+
 Usage: python bench/ns3/fading_trace.py OUT.fad [--seconds 10] [--speed-kmh 3] ...
 Prints one JSON line of statistics of the trace on stdout.
 """
@@ -35,6 +38,12 @@ import numpy as np
 # 3GPP TS 36.104 Table B.2-1, Extended Pedestrian A.
 EPA_DELAYS_NS = (0.0, 30.0, 70.0, 90.0, 110.0, 190.0, 410.0)
 EPA_POWERS_DB = (0.0, -1.0, -2.0, -3.0, -8.0, -17.2, -20.8)
+# One tap: flat (frequency-nonselective) Rayleigh fading, every RB the same gain, as
+# radiotcp's wideband Jakes model.
+PROFILES = {
+    "epa": (EPA_DELAYS_NS, EPA_POWERS_DB),
+    "flat": ((0.0,), (0.0,)),
+}
 RB_HZ = 180e3
 C = 299_792_458.0
 
@@ -51,15 +60,17 @@ def epa_gains(
     sinusoids: int = 32,
     seed: int = 1,
     step_s: float = 1e-3,
+    profile: str = "epa",
 ) -> np.ndarray:
     """Power gains |H_k(t)|^2, shape (rbs, samples), normalised to mean 1."""
+    tap_delays_ns, tap_powers_db = PROFILES[profile]
     rng = np.random.default_rng(seed)
     samples = round(seconds / step_s)
     t = np.arange(samples) * step_s
     fd = doppler_hz(speed_kmh, carrier_hz)
-    powers = 10.0 ** (np.asarray(EPA_POWERS_DB) / 10.0)
+    powers = 10.0 ** (np.asarray(tap_powers_db) / 10.0)
     powers /= powers.sum()
-    delays = np.asarray(EPA_DELAYS_NS) * 1e-9
+    delays = np.asarray(tap_delays_ns) * 1e-9
     f_rb = (np.arange(rbs) - (rbs - 1) / 2.0) * RB_HZ
     h = np.zeros((rbs, samples), dtype=complex)
     for p, tau in zip(powers, delays, strict=True):
@@ -119,8 +130,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--carrier-ghz", type=float, default=2.12)
     ap.add_argument("--sinusoids", type=int, default=32)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        default="epa",
+        help="epa: the 7 EPA taps; flat: one tap (the same gain on every RB)",
+    )
     a = ap.parse_args(argv)
-    g = epa_gains(a.seconds, a.rbs, a.speed_kmh, a.carrier_ghz * 1e9, a.sinusoids, a.seed)
+    g = epa_gains(
+        a.seconds,
+        a.rbs,
+        a.speed_kmh,
+        a.carrier_ghz * 1e9,
+        a.sinusoids,
+        a.seed,
+        profile=a.profile,
+    )
     write_trace(a.out, g)
     out = {
         "path": str(a.out),
