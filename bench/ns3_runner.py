@@ -13,6 +13,7 @@ Usage from the command line::
     python bench/ns3_runner.py --flows 4 --duration 600 --sack --cc cubic
     python bench/ns3_runner.py --lte --ues 10 --duration 10  # one LTE cell (RLC AM)
     python bench/ns3_runner.py --lte --rlc um --ues 40 --duration 10 --drop heterogeneous
+    python bench/ns3_runner.py --lte --rlc um --dl-sinr 15 --fading epa  # EPA 3 km/h
 
 With ``--lte`` the printed JSON is the program's line plus the summary of
 ``summarize_lte`` (``cell_goodput_mbps``, ``goodput_mbps`` per UE, ``wall_s``,
@@ -194,6 +195,36 @@ def lte_drop_sinr(drop: str) -> list[float] | None:
     return [LENA_SINR_FOR_MCS[m] for m in LENA_HET_MCS]
 
 
+FADING_SCRIPT = BENCH_DIR / "ns3" / "fading_trace.py"
+# The 3 km/h traces for LENA's TraceFadingLossModel (10 s x 100 RB, 1 ms), written by
+# bench/ns3/fading_trace.py (git-ignored, like the binaries): "epa", the 7 EPA taps, and
+# "flat", one tap (every RB the same gain, as radiotcp's wideband Jakes).
+FADING_PROFILES = ("epa", "flat")
+FADING_TRACE_S = 10.0
+
+
+def fading_trace_path(profile: str) -> Path:
+    return BENCH_DIR / "build" / f"fading_trace_{profile}_3kmph.fad"
+
+
+def ensure_fading_trace(profile: str = "epa") -> Path:
+    """Write the 3 km/h fading trace ``profile`` (bench/ns3/fading_trace.py, seed 1, needs
+    numpy) if it is missing or older than its generator."""
+    if profile not in FADING_PROFILES:
+        raise ValueError(f"fading must be one of {', '.join(FADING_PROFILES)}")
+    path = fading_trace_path(profile)
+    stale = not path.exists() or FADING_SCRIPT.stat().st_mtime > path.stat().st_mtime
+    if stale:
+        cmd = [sys.executable, str(FADING_SCRIPT), str(path)]
+        cmd += ["--seconds", repr(FADING_TRACE_S), "--profile", profile]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0 or not path.exists():
+            raise Ns3BenchError(
+                f"{FADING_SCRIPT} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}"
+            )
+    return path
+
+
 def run_ns3_lte(
     ues: int,
     duration_s: float,
@@ -206,6 +237,7 @@ def run_ns3_lte(
     rlc: str = "am",
     dl_sinr_db: list[float] | None = None,
     distances_m: list[float] | None = None,
+    fading: str | None = None,
 ) -> dict:
     """Run one LTE cell (LENA) with a bulk TCP download per UE and return its result.
 
@@ -214,7 +246,9 @@ def run_ns3_lte(
     from ``run``) unless ``distances_m`` (per UE, cyclic) or ``dl_sinr_db``
     (per-UE DL SINR, cyclic, set through the UE noise figure; UEs at 1 km) is
     given, a remote host ``internet_delay_ms`` one way behind the PGW; see
-    bench/ns3/lte.cc. With the defaults the command line is the historical one.
+    bench/ns3/lte.cc. ``fading`` ("epa" or "flat") installs TraceFadingLossModel (DL and
+    UL) with that 3 km/h trace (``ensure_fading_trace``); None: no fading. With the
+    defaults the command line is the historical one.
     The returned dict is the program's JSON line (per-UE lists ``goodput_kbps``,
     ``ul_acks``, ``ul_acks_after_warmup``, ``dl_mcs_mean``, ``dl_tbs_mean_bytes``,
     ``dl_dcis``, ``distance_m``, ``bearer_ready_s``; totals
@@ -258,6 +292,9 @@ def run_ns3_lte(
         cmd.append("--distances=" + ",".join(repr(float(d)) for d in distances_m))
     if dl_sinr_db:
         cmd.append("--dlSinr=" + ",".join(repr(float(s)) for s in dl_sinr_db))
+    if fading is not None:
+        cmd.append(f"--fadingTrace={ensure_fading_trace(fading)}")
+        cmd.append(f"--fadingTraceS={FADING_TRACE_S!r}")
     return _run_binary(cmd)
 
 
@@ -346,6 +383,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     lte.add_argument("--dl-sinr", type=_floats, default=None, help="per-UE DL SINR dB, a,b,..")
     lte.add_argument("--distances", type=_floats, default=None, help="per-UE metres, a,b,..")
+    lte.add_argument(
+        "--fading",
+        choices=FADING_PROFILES,
+        default=None,
+        help="3 km/h TraceFadingLossModel trace on DL and UL (epa: 7 taps; flat: one tap)",
+    )
     args = parser.parse_args(argv)
     try:
         if args.lte:
@@ -360,6 +403,7 @@ def main(argv: list[str] | None = None) -> int:
                 rlc=args.rlc,
                 dl_sinr_db=args.dl_sinr or lte_drop_sinr(args.drop),
                 distances_m=args.distances,
+                fading=args.fading,
             )
             result.update(summarize_lte(result))
         else:

@@ -640,14 +640,124 @@ LTE_ROWS = [
 ]
 LTE_SPEED_UES = 40
 
+# The fading pair: LENA's TraceFadingLossModel with a 3 km/h trace (DL and UL; "epa": the 7
+# EPA taps, frequency-selective; "flat": one tap, every RB the same gain) against radiotcp's
+# wideband Jakes at 3 km/h on the same 2.12 GHz carrier, 10 UEs, RLC UM, every UE
+# at the same mean SINR (15 dB: LENA's MCS 20 without fading, so the MCS can move both ways).
+# LENA reports its CQI every 2 ms (P10 and A30 together, LteUePhy::GenerateCqiRsrpRsrq) and
+# the scheduler uses it for the subframe 7 TTIs after the measurement (4 TTIs in the UE PHY's
+# control queue, 1 on the air, MacToChannelDelay 2), so radiotcp reports every 2 TTIs and
+# uses a report 7 TTIs old here. OLLA is off (LENA has none); the OLLA row is for information.
+LTE_FADING_UES = 10
+LTE_FADING_SINR_DB = 15.0
+LTE_FADING_TRACES = ("epa", "flat")
+LTE_FADING_OLLA = (("OLLA off", 0.0), ("OLLA 0.1 dB", 0.1))
+
+
+def lte_fading_overrides(olla_step_db: float, duration_s: float, warmup_s: float) -> list[str]:
+    """Overrides of scenarios/lte-lena.toml for one fading row (Jakes, see LTE_FADING_UES)."""
+    return [
+        f"access.ues={LTE_FADING_UES}",
+        f"access.cell.ue_sinr_db={json.dumps([LTE_FADING_SINR_DB] * LTE_FADING_UES)}",
+        'access.rlc.mode="um"',
+        'access.fading.model="jakes"',
+        "access.fading.speed_kmh=3.0",
+        "access.fading.carrier_ghz=2.12",
+        "access.cqi_period_tti=2",
+        "access.cqi_delay_tti=7",
+        f"access.olla_step_db={olla_step_db}",
+        f"simulation.duration_s={duration_s}",
+        f"simulation.warmup_s={warmup_s}",
+    ]
+
+
+def lte_fading_rows(
+    console: Console, repeats: int, skip_ns3: bool, duration: float, warmup: float
+) -> list[dict]:
+    """The fading pair: radiotcp with Jakes (LTE_FADING_OLLA) against LENA with each trace of
+    LTE_FADING_TRACES, every UE at LTE_FADING_SINR_DB."""
+    ours = {
+        label: lte_ours(
+            to_core_json(load(LTE_LENA, lte_fading_overrides(olla, duration, warmup))), repeats
+        )
+        for label, olla in LTE_FADING_OLLA
+    }
+    rows = []
+    for trace in LTE_FADING_TRACES:
+        theirs = None
+        if not skip_ns3:
+            try:
+                raw = run_ns3_lte(
+                    LTE_FADING_UES,
+                    duration,
+                    warmup_s=warmup,
+                    rlc="um",
+                    dl_sinr_db=[LTE_FADING_SINR_DB],
+                    fading=trace,
+                )
+                theirs = {**summarize_lte(raw), "raw": raw}
+            except Ns3BenchError as e:
+                console.print(f"[yellow]ns-3 unavailable, LENA fading rows skipped:[/yellow] {e}")
+                skip_ns3 = True
+        for label, _ in LTE_FADING_OLLA:
+            row = {
+                "lena_trace": trace,
+                "radiotcp_olla": label,
+                "sinr_db": LTE_FADING_SINR_DB,
+                "radiotcp": ours[label],
+                "ns3": theirs,
+            }
+            if theirs:
+                row["deviation"] = lte_deviation(ours[label], theirs)
+            rows.append(row)
+    t = Table(
+        title=f"LTE fading pair, {LTE_FADING_UES} UEs, RLC UM, mean SINR {LTE_FADING_SINR_DB} dB: "
+        "radiotcp Jakes 3 km/h vs LENA's 3 km/h trace"
+    )
+    for col in (
+        "LENA trace",
+        "radiotcp",
+        "Mb/s ours",
+        "Mb/s LENA",
+        "cell dev",
+        "max UE dev",
+        "MCS o/n",
+        "DL BLER o/n",
+        "DL HARQ retx o/n",
+        "UL BLER o/n",
+        "ACK delay ms o/n",
+    ):
+        t.add_column(col, justify="right")
+    for row in rows:
+        o, n, d = row["radiotcp"], row["ns3"], row.get("deviation")
+
+        def pair(key: str, fmt: str, o: dict = o, n: dict | None = n) -> str:
+            return format(o[key], fmt) + "/" + (format(n[key], fmt) if n else "-")
+
+        t.add_row(
+            row["lena_trace"],
+            row["radiotcp_olla"],
+            f"{o['cell_goodput_mbps']:.2f}",
+            f"{n['cell_goodput_mbps']:.2f}" if n else "-",
+            f"{d['cell_pct']:+.2f}%" if d else "-",
+            f"{d['per_ue_max_pct']:.2f}%" if d else "-",
+            pair("dl_mcs_cell_mean", ".1f"),
+            pair("dl_bler_cell", ".3f"),
+            pair("dl_harq_retx", "d"),
+            pair("ul_bler_cell", ".3f"),
+            pair("ul_ack_delay_ms", ".1f"),
+        )
+    console.print(t)
+    return rows
+
 
 def lte_section(console: Console, repeats: int, skip_ns3: bool) -> None:
     """The LTE cell beside ns-3 LENA (bench/ns3/lte.cc; scenarios/lte-lena.toml here), 10 s,
     goodput from 1 s: LTE_ROWS (RLC UM, a homogeneous MCS-28 drop and a heterogeneous one,
     10/40/60 UEs; RLC AM, 10/40 UEs). Per row: cell and per-UE goodput, MCS, BLER, HARQ
     retransmissions, UL ACKs and their delay, LENA's DL padding, and the wall time of the
-    simulation proper of each; then the speed ratio at 40 UEs (UM, homogeneous) and the
-    paper's preset with 60 UEs for 60 s (target: under 1 s)."""
+    simulation proper of each; the fading pair (`lte_fading_rows`); then the speed ratio at
+    40 UEs (UM, homogeneous) and the paper's preset with 60 UEs for 60 s (target: under 1 s)."""
     duration, warmup = 10.0, 1.0
     rows = []
     for drop, rlc, ues in LTE_ROWS:
@@ -710,6 +820,7 @@ def lte_section(console: Console, repeats: int, skip_ns3: bool) -> None:
             f"{n['wall_s']:.1f}" if n else "-",
         )
     console.print(t)
+    fading_rows = lte_fading_rows(console, repeats, skip_ns3, duration, warmup)
     am = [r for r in rows if r["rlc"] == "am" and r["ns3"]]
     for r in am:
         n = r["ns3"]
@@ -769,6 +880,7 @@ def lte_section(console: Console, repeats: int, skip_ns3: bool) -> None:
         json.dumps(
             {
                 "cells": rows,
+                "fading": fading_rows,
                 "speed_ratio_40ue": ratio,
                 "full_preset_40ue_10s_wall_s": full_wall,
                 "speed_ratio_full_preset_vs_lena_am_40ue": full_ratio,

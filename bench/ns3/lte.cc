@@ -20,6 +20,12 @@
 //   the UE's DL reception) is raised from 9 dB by the SINR it has in excess
 //   of s[i], from LENA's own link budget: 46 dBm spread over 100 PRB, Friis
 //   at the DL carrier (EARFCN 100, 2120 MHz), thermal noise -174 dBm/Hz.
+// * --fadingTrace=PATH installs LENA's TraceFadingLossModel with that file
+//   (bench/ns3/fading_trace.py writes an EPA 3 km/h one: dB per RB and 1 ms
+//   sample, 100 RB, --fadingTraceS seconds) through LteHelper "FadingModel",
+//   which adds it to both the DL and the UL spectrum channel. Each eNB-UE
+//   pair (and each direction) reads the trace from its own random offset,
+//   redrawn every 0.5 s (the model's WindowSize). Without it: no fading.
 // * One TCP NewReno bulk download per UE (BulkSendApplication on the remote
 //   host, PacketSink on the UE), no SACK, timestamps on, delayed ACKs (one ACK
 //   per two segments), 4 MB socket buffers. A UE's sender is installed when
@@ -62,6 +68,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -338,6 +345,8 @@ main(int argc, char* argv[])
     std::string rlc = "am";
     std::string distances;
     std::string dlSinr;
+    std::string fadingTrace;
+    double fadingTraceS = 10.0;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("ues", "number of UEs (one bulk download each)", ues);
@@ -357,6 +366,12 @@ main(int argc, char* argv[])
                  "comma-separated per-UE DL SINRs in dB, used cyclically, set through the UE "
                  "noise figure (UEs at 1 km unless --distances is given)",
                  dlSinr);
+    cmd.AddValue("fadingTrace",
+                 "TraceFadingLossModel trace file (dB, 100 RB x 1 ms samples) for DL and UL; "
+                 "empty: no fading",
+                 fadingTrace);
+    cmd.AddValue("fadingTraceS", "length of the fading trace in seconds (1000 samples/s)",
+                 fadingTraceS);
     cmd.Parse(argc, argv);
 
     if (rlc != "am" && rlc != "um")
@@ -441,6 +456,27 @@ main(int argc, char* argv[])
     Ptr<PointToPointEpcHelper> epc = CreateObject<PointToPointEpcHelper>();
     lte->SetEpcHelper(epc);
     lte->SetSchedulerType("ns3::PfFfMacScheduler");
+    if (!fadingTrace.empty())
+    {
+        if (!(fadingTraceS >= 1.0))
+        {
+            std::cerr << "--fadingTraceS must be >= 1 s (the window is 0.5 s)\n";
+            return 2;
+        }
+        if (!std::ifstream(fadingTrace).good())
+        {
+            std::cerr << "--fadingTrace: cannot read " << fadingTrace << "\n";
+            return 2;
+        }
+        lte->SetFadingModel("ns3::TraceFadingLossModel");
+        lte->SetFadingModelAttribute("TraceFilename", StringValue(fadingTrace));
+        lte->SetFadingModelAttribute("TraceLength", TimeValue(Seconds(fadingTraceS)));
+        lte->SetFadingModelAttribute(
+            "SamplesNum",
+            UintegerValue(static_cast<uint32_t>(std::lround(fadingTraceS * 1000.0))));
+        lte->SetFadingModelAttribute("WindowSize", TimeValue(Seconds(0.5)));
+        lte->SetFadingModelAttribute("RbNum", UintegerValue(100));
+    }
     lte->SetEnbDeviceAttribute("DlBandwidth", UintegerValue(100));
     lte->SetEnbDeviceAttribute("UlBandwidth", UintegerValue(100));
 
@@ -608,7 +644,8 @@ main(int argc, char* argv[])
     js << "{\"ues\": " << ues << ", \"duration_s\": " << Num(duration)
        << ", \"warmup_s\": " << Num(warmup) << ", \"mss\": " << mss
        << ", \"radius_m\": " << Num(radius) << ", \"internet_delay_ms\": " << Num(internetDelayMs)
-       << ", \"seed\": " << seed << ", \"run\": " << run << ", \"rlc\": \"" << rlc << "\"";
+       << ", \"seed\": " << seed << ", \"run\": " << run << ", \"rlc\": \"" << rlc << "\""
+       << ", \"fading_trace\": \"" << fadingTrace << "\"";
     JsonArray(js, "goodput_kbps", ues, [&](size_t i) { return goodput[i]; });
     js << ", \"goodput_kbps_total\": " << Num(total) << ", \"jain_index\": " << Num(jain);
     JsonArray(js, "ul_acks", ues, [&](size_t i) { return g_ue[i].acks; });
