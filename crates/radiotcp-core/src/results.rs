@@ -379,6 +379,10 @@ pub struct LteUeStats {
     pub phrs: u64,
     pub ul_headroom_db: f64,
     pub ul_power_limited_fraction: f64,
+    /// TTIs in which a scheduler passed this UE over for lack of CCEs or by the per-TTI UE
+    /// cap (downlink, uplink).
+    pub dl_dci_blocked: u64,
+    pub ul_dci_blocked: u64,
     pub dl_rlc_retransmitted: u64,
     pub ul_rlc_retransmitted: u64,
     pub rlc_discards: u64,

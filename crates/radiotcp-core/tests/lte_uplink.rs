@@ -44,6 +44,16 @@ fn the_cce_budget_caps_dcis_per_tti_and_the_priority_picks_who_waits() {
     assert_eq!(dl_first.pdcch_cces, 17);
     assert!(dl_first.dl_dcis + dl_first.ul_dcis <= 2 * 3 * ttis);
     assert!(dl_first.ul_dci_blocked > 0, "{dl_first:?}");
+    // Per UE, the same passes-over (and the UE cap blocks none here).
+    let per_ue = |c: &ScenarioConfig| {
+        c.validate().unwrap();
+        let r = run(c, 7, 0, &RunOptions::default()).unwrap().lte.unwrap();
+        let ul: u64 = r.ues.iter().map(|u| u.ul_dci_blocked).sum();
+        let dl: u64 = r.ues.iter().map(|u| u.dl_dci_blocked).sum();
+        (dl, ul, r.cell)
+    };
+    let (dl, ul, again) = per_ue(&c);
+    assert_eq!((dl, ul), (again.dl_dci_blocked, again.ul_dci_blocked));
     assert!(dl_first.pdcch_cce_utilization > 0.5 && dl_first.pdcch_cce_utilization <= 1.0);
     lte(&mut c).pdcch.priority = DciPriorityKind::UlFirst;
     let ul_first = cell(&c);

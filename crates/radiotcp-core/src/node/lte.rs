@@ -254,6 +254,9 @@ struct UeCounters {
     ul_tx_failed: u64,
     grants: u64,
     ul_power_limited: u64,
+    /// TTIs in which a scheduler passed the UE over for lack of CCEs or by the UE cap
+    /// (downlink, uplink).
+    dci_blocked: [u64; 2],
     padding_bsrs: u64,
     buffer_drops: [u64; BufferDrop::ALL.len()],
     acks_at_enb: u64,
@@ -361,6 +364,8 @@ pub struct LteNode {
     max_ul_ues: u32,
     ul_first: bool,
     cst: CellCounters,
+    /// Scratch: the PDCCH budget a scheduler draws from.
+    budget: DciBudget,
     ideal_bsr: bool,
     sr_grant_delay: u64,
     sr_grant_bytes: u32,
@@ -609,6 +614,7 @@ impl LteNode {
             max_ul_ues: pd.max_ul_ues_per_tti.unwrap_or(u32::MAX),
             ul_first: pd.priority == config::DciPriorityKind::UlFirst,
             cst: CellCounters::default(),
+            budget: DciBudget::UNLIMITED,
             ideal_bsr: c.uplink.bsr == config::BsrKind::Ideal,
             sr_grant_delay: c.uplink.sr_grant_delay_tti as u64,
             sr_grant_bytes: c.uplink.sr_grant_bytes,
@@ -1101,24 +1107,50 @@ impl LteNode {
         let cands = std::mem::take(&mut self.cands);
         let mut allocs = std::mem::take(&mut self.allocs);
         let sector = &mut self.sectors[sec];
-        let mut budget = DciBudget::new(
+        self.budget.reset(
             sector.cce_left,
             self.max_dl_ues.saturating_sub(sector.dl_ues),
         );
         sector
             .dl
-            .schedule(n, reserved, &cands, &mut budget, &mut allocs);
-        sector.cce_left = budget.cce_left;
-        sector.dl_ues += allocs.len() as u32;
-        self.cst.dl_dcis += allocs.len() as u64;
-        self.cst.dl_dci_blocked += u64::from(budget.blocked_cce);
-        self.cst.dl_ue_cap_blocked += u64::from(budget.blocked_cap);
+            .schedule(n, reserved, &cands, &mut self.budget, &mut allocs);
+        self.after_dcis(sec, Link::Dl, allocs.len());
         for a in &allocs {
             let mcs = cands.iter().find(|c| c.ue == a.ue).map_or(0, |c| c.mcs);
             self.send_dl(ctx, n, *a, mcs);
         }
         self.cands = cands;
         self.allocs = allocs;
+    }
+
+    /// A scheduler's `issued` DCIs and the UEs it passed over (`self.budget`) into the
+    /// sector's PDCCH budget and the counters, the cell's and each UE's.
+    fn after_dcis(&mut self, sec: usize, link: Link, issued: usize) {
+        let b = &self.budget;
+        let sector = &mut self.sectors[sec];
+        sector.cce_left = b.cce_left;
+        let c = &mut self.cst;
+        let (ues, dcis, blocked, capped) = match link {
+            Link::Dl => (
+                &mut sector.dl_ues,
+                &mut c.dl_dcis,
+                &mut c.dl_dci_blocked,
+                &mut c.dl_ue_cap_blocked,
+            ),
+            Link::Ul => (
+                &mut sector.ul_ues,
+                &mut c.ul_dcis,
+                &mut c.ul_dci_blocked,
+                &mut c.ul_ue_cap_blocked,
+            ),
+        };
+        *ues += issued as u32;
+        *dcis += issued as u64;
+        *blocked += u64::from(b.blocked_cce);
+        *capped += u64::from(b.blocked_cap);
+        for &u in &b.blocked_ues {
+            self.ues[u as usize].st.dci_blocked[link as usize] += 1;
+        }
     }
 
     /// Eq. (1)'s S_TBS for Hybrid(opt): the UE's whole-band TBS at its MCS, averaged over
@@ -1376,18 +1408,14 @@ impl LteNode {
         let cands = std::mem::take(&mut self.cands);
         let mut allocs = std::mem::take(&mut self.allocs);
         let sector = &mut self.sectors[sec];
-        let mut budget = DciBudget::new(
+        self.budget.reset(
             sector.cce_left,
             self.max_ul_ues.saturating_sub(sector.ul_ues),
         );
         sector
             .ul
-            .schedule(n, reserved, &cands, &mut budget, &mut allocs);
-        sector.cce_left = budget.cce_left;
-        sector.ul_ues += allocs.len() as u32;
-        self.cst.ul_dcis += allocs.len() as u64;
-        self.cst.ul_dci_blocked += u64::from(budget.blocked_cce);
-        self.cst.ul_ue_cap_blocked += u64::from(budget.blocked_cap);
+            .schedule(n, reserved, &cands, &mut self.budget, &mut allocs);
+        self.after_dcis(sec, Link::Ul, allocs.len());
         for a in &allocs {
             let mcs = cands.iter().find(|c| c.ue == a.ue).map_or(0, |c| c.mcs);
             let ue = &mut self.ues[a.ue as usize];
@@ -1472,6 +1500,8 @@ impl LteNode {
                     f64::NAN
                 },
                 ul_power_limited_fraction: ratio(st.ul_power_limited, st.ul_new_tbs),
+                dl_dci_blocked: st.dci_blocked[Link::Dl as usize],
+                ul_dci_blocked: st.dci_blocked[Link::Ul as usize],
                 dl_rlc_retransmitted: rlc_dl.pdus_retransmitted,
                 ul_rlc_retransmitted: rlc_ul.pdus_retransmitted,
                 rlc_discards: rlc_dl.sdus_discarded + rlc_ul.sdus_discarded,

@@ -41,14 +41,16 @@ pub fn aggregation_level(sinr_db: f64, thresholds_db: [f64; 3]) -> u8 {
 }
 
 /// What is left of a sector's PDCCH in one TTI for one direction's scheduler: CCEs (shared by
-/// both directions: the caller carries them over) and UEs under the per-TTI cap; and how many
-/// UEs the scheduler could not serve for lack of either.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// both directions: the caller carries them over) and UEs under the per-TTI cap; and which UEs
+/// the scheduler could not serve for lack of either.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DciBudget {
     pub cce_left: u32,
     pub ues_left: u32,
     pub blocked_cce: u32,
     pub blocked_cap: u32,
+    /// The UEs passed over, in the order the scheduler met them.
+    pub blocked_ues: Vec<u32>,
 }
 
 impl DciBudget {
@@ -61,17 +63,29 @@ impl DciBudget {
             ues_left,
             blocked_cce: 0,
             blocked_cap: 0,
+            blocked_ues: Vec::new(),
         }
     }
 
-    /// Take a DCI of `cce` CCEs for one UE if the budget allows, else count why not.
-    pub fn admit(&mut self, cce: u8) -> bool {
+    /// Start a scheduler's turn with these limits (the list of blocked UEs keeps its capacity).
+    pub fn reset(&mut self, cce_left: u32, ues_left: u32) {
+        self.cce_left = cce_left;
+        self.ues_left = ues_left;
+        self.blocked_cce = 0;
+        self.blocked_cap = 0;
+        self.blocked_ues.clear();
+    }
+
+    /// Take a DCI of `cce` CCEs for UE `ue` if the budget allows, else record why not.
+    pub fn admit(&mut self, ue: u32, cce: u8) -> bool {
         if self.ues_left == 0 {
             self.blocked_cap += 1;
+            self.blocked_ues.push(ue);
             return false;
         }
         if self.cce_left < u32::from(cce) {
             self.blocked_cce += 1;
+            self.blocked_ues.push(ue);
             return false;
         }
         self.ues_left -= 1;
@@ -112,15 +126,18 @@ mod tests {
     #[test]
     fn the_budget_admits_until_cces_or_the_cap_run_out() {
         let mut b = DciBudget::new(10, 3);
-        assert!(b.admit(8));
+        assert!(b.admit(0, 8));
         // 2 CCEs left: an AL-4 UE is blocked, an AL-2 one fits.
-        assert!(!b.admit(4));
-        assert!(b.admit(2));
-        assert!(!b.admit(1));
+        assert!(!b.admit(1, 4));
+        assert!(b.admit(2, 2));
+        assert!(!b.admit(3, 1));
         assert_eq!((b.cce_left, b.blocked_cce, b.blocked_cap), (0, 2, 0));
+        assert_eq!(b.blocked_ues, vec![1, 3]);
         let mut capped = DciBudget::new(84, 2);
-        assert!(capped.admit(1) && capped.admit(1));
-        assert!(!capped.admit(1));
+        assert!(capped.admit(0, 1) && capped.admit(1, 1));
+        assert!(!capped.admit(2, 1));
         assert_eq!((capped.blocked_cap, capped.cce_left), (1, 82));
+        capped.reset(5, 1);
+        assert_eq!(capped, DciBudget::new(5, 1));
     }
 }

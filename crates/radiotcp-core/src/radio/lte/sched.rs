@@ -157,7 +157,7 @@ impl PfScheduler {
             }
             let k = select_next(&mut self.order, pos);
             let c = candidates[k];
-            if !budget.admit(c.cce) {
+            if !budget.admit(c.ue, c.cce) {
                 continue;
             }
             let n_prb = carry(Channel::Pdsch, c.mcs, c.backlog, left);
@@ -269,7 +269,7 @@ impl UlScheduler {
                     if n_prb < min_prb {
                         break;
                     }
-                    if !budget.admit(c.cce) {
+                    if !budget.admit(c.ue, c.cce) {
                         continue;
                     }
                     out.push(grant(&c, n_prb));
@@ -300,7 +300,7 @@ impl UlScheduler {
                     } else {
                         share
                     };
-                    if !budget.admit(c.cce) {
+                    if !budget.admit(c.ue, c.cce) {
                         continue;
                     }
                     out.push(grant(&c, n_prb));
