@@ -965,6 +965,14 @@ class LteCellConfig(_Model):
             "sectors then go round robin and positions are undefined).",
         )
     )
+    ue_coupling_loss_db: (
+        list[Annotated[float, Field(ge=0.0, le=250.0, allow_inf_nan=False)]] | None
+    ) = Field(
+        None,
+        description="With ue_sinr_db: each UE's coupling loss to its sector, dB, for uplink "
+        "power control (one value per UE); unset = such UEs are received at P0 and never "
+        "power-limited.",
+    )
     sectors: int = Field(
         3,
         ge=1,
@@ -1321,6 +1329,17 @@ class LteConfig(_Model):
         sinr = self.cell.ue_sinr_db
         if sinr is not None and len(sinr) != self.ues:
             raise _constraint("cell.ue_sinr_db", f"{len(sinr)} values", "exactly `ues` values")
+        loss = self.cell.ue_coupling_loss_db
+        if loss is not None and sinr is None:
+            raise _constraint(
+                "cell.ue_coupling_loss_db",
+                f"{len(loss)} values",
+                "only with cell.ue_sinr_db (a drop has its own path losses)",
+            )
+        if loss is not None and len(loss) != self.ues:
+            raise _constraint(
+                "cell.ue_coupling_loss_db", f"{len(loss)} values", "exactly `ues` values"
+            )
         if self.cell.isd_m <= 2 * self.cell.min_distance_m:
             raise _constraint(
                 "cell.isd_m", self.cell.isd_m, "a distance greater than twice cell.min_distance_m"

@@ -132,3 +132,37 @@ fn the_iot_follows_the_neighbour_load() {
     l.uplink.iot_db = 2.0;
     assert!((iot(&c) - 2.0).abs() < 1e-9);
 }
+
+/// UEs given by SINR with a coupling loss each: the uplink MCS falls with the headroom (the
+/// eNB measures the SINR at the power the UE sends), and even the UE 32 dB short of headroom
+/// at one PRB still gets its ACKs through (at a low MCS), so its download runs.
+#[test]
+fn listed_coupling_losses_set_the_headroom_and_the_uplink_mcs() {
+    let mut c = short(4);
+    let l = lte(&mut c);
+    l.cell.ue_sinr_db = Some(vec![20.0; 4]);
+    l.cell.ue_coupling_loss_db = Some(vec![100.0, 120.0, 130.0, 135.0]);
+    l.cell.sectors = 1;
+    l.uplink.p0_dbm = -80.0;
+    // A single cell: with P0 = −80 dBm, neighbours under the same control would be received
+    // 36 dB over noise, so the interference is held at the constant 2 dB here.
+    l.uplink.interference = UlInterferenceKind::Constant;
+    l.fading.model = radiotcp_core::config::FadingKind::None;
+    c.validate().unwrap();
+    let r = run(&c, 3, 0, &RunOptions::default()).unwrap().lte.unwrap();
+    let h: Vec<f64> = r.ues.iter().map(|u| u.ul_headroom_db).collect();
+    // P_CMAX − P0 − PL at one PRB: 23 + 80 − PL.
+    for (got, want) in h.iter().zip([3.0, -17.0, -27.0, -32.0]) {
+        assert!((got - want).abs() < 1e-9, "{h:?}");
+    }
+    let mcs: Vec<f64> = r.ues.iter().map(|u| u.ul_mean_mcs).collect();
+    assert!(mcs.windows(2).all(|w| w[0] > w[1]), "{mcs:?}");
+    assert!(r.ues.iter().all(|u| u.goodput_kbps > 1000.0), "{:?}", r.ues);
+    // A loss without listed SINRs is refused.
+    let mut bad = short(2);
+    lte(&mut bad).cell.ue_coupling_loss_db = Some(vec![100.0, 100.0]);
+    assert_eq!(
+        bad.validate().unwrap_err().key,
+        "access.cell.ue_coupling_loss_db"
+    );
+}

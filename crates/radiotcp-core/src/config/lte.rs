@@ -65,6 +65,9 @@ pub struct LteCellConfig {
     /// Per-UE wideband DL SINR in dB instead of a drop (one value per UE; positions are then
     /// not defined): to replay a measured or published set of UEs (Table I).
     pub ue_sinr_db: Option<Vec<f64>>,
+    /// With `ue_sinr_db`: each UE's coupling loss to its sector, dB, for uplink power control
+    /// (one value per UE); `None`: such UEs are received at P0 and never power-limited.
+    pub ue_coupling_loss_db: Option<Vec<f64>>,
     /// With `ue_sinr_db`: the UEs go round robin over this many sectors of the site (1 puts
     /// them all in one cell, as a single-cell comparison needs).
     pub sectors: u32,
@@ -306,6 +309,7 @@ impl Default for LteConfig {
                 min_distance_m: 35.0,
                 ue_noise_figure_db: 9.0,
                 ue_sinr_db: None,
+                ue_coupling_loss_db: None,
                 sectors: 3,
                 ues_per_sector: None,
                 drop_seed: None,
@@ -498,6 +502,28 @@ impl LteConfig {
                     &format!("access.cell.ue_sinr_db.{i}"),
                     x,
                     "a SINR in [-100, 100] dB",
+                )?;
+            }
+        }
+        if let Some(v) = &c.ue_coupling_loss_db {
+            check(
+                c.ue_sinr_db.is_some(),
+                "access.cell.ue_coupling_loss_db",
+                format!("{} values", v.len()),
+                "only with access.cell.ue_sinr_db (a drop has its own path losses)",
+            )?;
+            check(
+                v.len() == self.ues as usize,
+                "access.cell.ue_coupling_loss_db",
+                format!("{} values", v.len()),
+                "exactly access.ues values",
+            )?;
+            for (i, &x) in v.iter().enumerate() {
+                check(
+                    x.is_finite() && (0.0..=250.0).contains(&x),
+                    &format!("access.cell.ue_coupling_loss_db.{i}"),
+                    x,
+                    "a loss in [0, 250] dB",
                 )?;
             }
         }

@@ -440,7 +440,11 @@ impl LteNode {
                     sector: sector_of(u),
                     distance_m: f64::NAN,
                     rx_power_prb_dbm: f64::NAN,
-                    coupling_loss_db: f64::NAN,
+                    coupling_loss_db: c
+                        .cell
+                        .ue_coupling_loss_db
+                        .as_ref()
+                        .map_or(f64::NAN, |v| v[u]),
                     sinr_db,
                     shadowing_db: [f64::NAN; N_SITES],
                 };
@@ -1037,7 +1041,12 @@ impl LteNode {
 
     /// The MCS for UE `u` on `link` at TTI `n`: from the SINR reported `cqi_delay` TTIs ago
     /// (mean + fast fading then), the highest MCS at 10 % BLER; MCS 0 below its threshold.
-    fn mcs(&mut self, n: u64, link: Link, u: u32) -> u8 {
+    ///
+    /// Uplink: for a grant `width` PRBs wide. The eNB measures the UE's uplink SINR at the
+    /// power the UE actually sends (SRS), so a UE beyond its headroom, which spreads its power
+    /// over the PRBs, is seen at the nominal SINR per PRB times min(1, h / width); the PHR
+    /// only tells the scheduler how wide a grant the UE can fill.
+    fn mcs(&mut self, n: u64, link: Link, u: u32, width: u32) -> u8 {
         if link == Link::Ul {
             if let Some(m) = self.ul_fixed_mcs {
                 return m;
@@ -1063,9 +1072,8 @@ impl LteNode {
         }
         let mut sinr = ue.cqi[l].1 * ue.olla_lin[l];
         if link == Link::Ul {
-            // The eNB measures the IoT it sees, and a UE power-limited even at one PRB (by its
-            // last PHR) sends less than the nominal power per PRB.
-            sinr *= ue.ul_h_est.min(1.0) / self.sectors[ue.sector].iot_lin;
+            // The eNB measures the IoT it sees.
+            sinr *= (ue.ul_h / f64::from(width)).min(1.0) / self.sectors[ue.sector].iot_lin;
         }
         // The highest MCS whose 10 % threshold the SINR reaches (amc::sinr_to_mcs, linear;
         // MCS 0 below its threshold). The thresholds increase: a binary search.
@@ -1093,7 +1101,7 @@ impl LteNode {
             if ue.dl_harq.free_process().is_none() || self.dl_retx_now.contains(&u) {
                 continue;
             }
-            let mcs = self.mcs(n, Link::Dl, u);
+            let mcs = self.mcs(n, Link::Dl, u, 1);
             self.learn_tbs(u, mcs);
             self.cands.push(Candidate {
                 ue: u,
@@ -1386,15 +1394,18 @@ impl LteNode {
             if !ue.ul_harq.is_free(pid) {
                 continue;
             }
-            let mcs = self.mcs(n, Link::Ul, u);
-            let ue = &self.ues[u as usize];
             // Grants sized to the last PHR: at most the PRBs the UE can fill at full power per
-            // PRB (at least one).
-            let max_prb = if ue.ul_h_est.is_finite() {
-                ue.ul_h_est.floor().clamp(1.0, f64::from(u32::MAX)) as u32
+            // PRB (at least one), at the MCS of that width. Before its first PHR a UE with
+            // power control gets one PRB: that block brings the PHR (configuring PHR triggers
+            // one, 36.321 §5.4.6), and a wider grant could be one the UE cannot fill.
+            let ue = &self.ues[u as usize];
+            let max_prb = if ue.phr.is_some() && !ue.ul_h_est.is_finite() {
+                1
             } else {
-                u32::MAX
+                max_prb_for(ue.ul_h_est)
             };
+            let mcs = self.mcs(n, Link::Ul, u, candidate_width(max_prb));
+            let ue = &self.ues[u as usize];
             self.cands.push(Candidate {
                 ue: u,
                 mcs,
@@ -1416,8 +1427,16 @@ impl LteNode {
             .ul
             .schedule(n, reserved, &cands, &mut self.budget, &mut allocs);
         self.after_dcis(sec, Link::Ul, allocs.len());
-        for a in &allocs {
-            let mcs = cands.iter().find(|c| c.ue == a.ue).map_or(0, |c| c.mcs);
+        for a in &mut allocs {
+            let mut mcs = cands.iter().find(|c| c.ue == a.ue).map_or(0, |c| c.mcs);
+            if a.n_prb
+                > candidate_width(cands.iter().find(|c| c.ue == a.ue).map_or(1, |c| c.max_prb))
+            {
+                // Wider than the MCS assumed (no PHR yet, or `min_prb` / round robin's share
+                // above the headroom): the MCS and block of the grant's width.
+                mcs = self.mcs(n, Link::Ul, a.ue, a.n_prb);
+                a.tbs = tbs_for_mcs(Channel::Pusch, mcs, a.n_prb).expect("a valid MCS") / 8;
+            }
             let ue = &mut self.ues[a.ue as usize];
             ue.granted[slot(target)] = (target, a.tbs);
             ue.ul_need = ue.ul_need.saturating_sub(a.tbs as u64);
@@ -1541,6 +1560,26 @@ impl LteNode {
             cell,
             ues,
         });
+    }
+}
+
+/// The widest grant at the nominal power per PRB by the eNB's headroom estimate `h_est` (in
+/// PRBs; at least one, `u32::MAX` when no PHR has arrived).
+fn max_prb_for(h_est: f64) -> u32 {
+    if h_est.is_finite() {
+        h_est.floor().clamp(1.0, f64::from(u32::MAX)) as u32
+    } else {
+        u32::MAX
+    }
+}
+
+/// The width a candidate's uplink MCS is chosen for: its PHR cap, or one PRB before any PHR
+/// (the grant's own width then decides, after the scheduler has sized it).
+fn candidate_width(max_prb: u32) -> u32 {
+    if max_prb == u32::MAX {
+        1
+    } else {
+        max_prb
     }
 }
 
