@@ -238,6 +238,7 @@ def run_ns3_lte(
     dl_sinr_db: list[float] | None = None,
     distances_m: list[float] | None = None,
     fading: str | None = None,
+    ul_closed_loop: bool = True,
 ) -> dict:
     """Run one LTE cell (LENA) with a bulk TCP download per UE and return its result.
 
@@ -248,7 +249,8 @@ def run_ns3_lte(
     given, a remote host ``internet_delay_ms`` one way behind the PGW; see
     bench/ns3/lte.cc. ``fading`` ("epa" or "flat") installs TraceFadingLossModel (DL and
     UL) with that 3 km/h trace (``ensure_fading_trace``); None: no fading. With the
-    defaults the command line is the historical one.
+    defaults the command line is the historical one. ``ul_closed_loop`` False turns
+    LteUePowerControl's closed loop off (open-loop PUSCH power control).
     The returned dict is the program's JSON line (per-UE lists ``goodput_kbps``,
     ``ul_acks``, ``ul_acks_after_warmup``, ``dl_mcs_mean``, ``dl_tbs_mean_bytes``,
     ``dl_dcis``, ``distance_m``, ``bearer_ready_s``; totals
@@ -258,8 +260,10 @@ def run_ns3_lte(
     the MCS/TBS means cover ``warmup_s`` .. ``duration_s``, and so do the
     counters (``dl_tb_bytes``, ``dl_rlc_bytes``, ``dl_small_pdu_tbs``,
     ``dl_rx_tbs``, ``dl_rx_failed``, ``dl_harq_retx``, the ``ul_`` ones,
-    ``ul_pdcp_delay_ms_mean``, ``dl_sinr_db_mean``). ``summarize_lte`` adds
-    the cell figures.
+    ``ul_pdcp_delay_ms_mean``, ``dl_sinr_db_mean``, ``ul_mcs_mean``,
+    ``ul_tb_bytes_mean``, ``pusch_tx_power_dbm_mean``, ``ul_srs_sinr_db_mean``);
+    ``dl_path_loss_db`` / ``ul_path_loss_db`` are Friis at each carrier.
+    ``summarize_lte`` adds the cell figures.
     """
     if ues < 1:
         raise ValueError("ues must be >= 1")
@@ -295,6 +299,8 @@ def run_ns3_lte(
     if fading is not None:
         cmd.append(f"--fadingTrace={ensure_fading_trace(fading)}")
         cmd.append(f"--fadingTraceS={FADING_TRACE_S!r}")
+    if not ul_closed_loop:
+        cmd.append("--ulClosedLoop=0")
     return _run_binary(cmd)
 
 
@@ -342,6 +348,18 @@ def summarize_lte(result: dict) -> dict:
         "dl_padding_share": 1.0 - _ratio(rlc, tb),
         "dl_payload_share": _ratio(delivered, tb),
         "dl_small_pdu_tb_share": _ratio(sum(result["dl_small_pdu_tbs"]), new_tbs),
+        # Per UE, uplink (absent from results of an older lte.cc).
+        "ul_mcs": result.get("ul_mcs_mean", []),
+        "ul_bler": [
+            _ratio(f, r) for f, r in zip(result["ul_rx_failed"], result["ul_rx_tbs"], strict=True)
+        ],
+        "ul_harq_retx_ue": result["ul_harq_retx"],
+        "ul_acks_ue": result["ul_acks"],
+        "ul_ack_delay_ms_ue": result["ul_pdcp_delay_ms_mean"],
+        "ul_tb_bytes": result.get("ul_tb_bytes_mean", []),
+        "pusch_tx_power_dbm": result.get("pusch_tx_power_dbm_mean", []),
+        "ul_srs_sinr_db": result.get("ul_srs_sinr_db_mean", []),
+        "ul_path_loss_db": result.get("ul_path_loss_db", []),
         "ues": n,
     }
 
@@ -384,6 +402,11 @@ def main(argv: list[str] | None = None) -> int:
     lte.add_argument("--dl-sinr", type=_floats, default=None, help="per-UE DL SINR dB, a,b,..")
     lte.add_argument("--distances", type=_floats, default=None, help="per-UE metres, a,b,..")
     lte.add_argument(
+        "--ul-open-loop",
+        action="store_true",
+        help="LteUePowerControl::ClosedLoop false (open-loop PUSCH power control)",
+    )
+    lte.add_argument(
         "--fading",
         choices=FADING_PROFILES,
         default=None,
@@ -404,6 +427,7 @@ def main(argv: list[str] | None = None) -> int:
                 dl_sinr_db=args.dl_sinr or lte_drop_sinr(args.drop),
                 distances_m=args.distances,
                 fading=args.fading,
+                ul_closed_loop=not args.ul_open_loop,
             )
             result.update(summarize_lte(result))
         else:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import sys
@@ -751,12 +752,131 @@ def lte_fading_rows(
     return rows
 
 
+# The power-control pair: PUSCH power control per grant against LENA's LteUePowerControl.
+# lte.cc puts the 10 UEs at these distances (Friis; DL SINR from the distance too), so that
+# all but the first two are power-limited on a 3-PRB grant (headroom at one PRB: 103 dB minus
+# the DL path loss, 92.9-120.6 dB). radiotcp: lte-lena with power_control = "per_grant" and
+# LENA's values (P0 nominal PUSCH -80 dBm, alpha 1, Pcmax 23 dBm, eNB noise figure 5 dB, no
+# UL interference in one cell: IoT 0 dB), each UE's coupling loss LENA's UL path loss (Friis
+# at 1930 MHz) and its DL SINR `lena_sinr` of LENA's DL MCS. LENA's closed loop is off
+# (--ulClosedLoop=0; with PfFfMacScheduler and no FFR its TPC is 0 dB anyway).
+LTE_PC_DISTANCES_M = (500, 1000, 2000, 3000, 4000, 5000, 6000, 8000, 10000, 12000)
+LTE_PC_NOMINAL_DL_MCS = (28, 28, 28, 28, 28, 28, 28, 28, 26, 24)  # LENA's, measured
+LTE_UL_CARRIER_HZ = 1930e6  # lte.cc's UL EARFCN 18100
+
+
+def lte_pc_loss(ns3: dict | None) -> list[float]:
+    """Each UE's UL path loss in LENA (Friis at 1930 MHz), dB, rounded to 1 mdB."""
+    if ns3 and ns3["ul_path_loss_db"]:
+        return [round(x, 3) for x in ns3["ul_path_loss_db"]]
+    return [
+        round(20 * math.log10(4 * math.pi * d * LTE_UL_CARRIER_HZ / 299792458.0), 3)
+        for d in LTE_PC_DISTANCES_M
+    ]
+
+
+def lte_pc_overrides(ns3: dict | None, duration_s: float, warmup_s: float) -> list[str]:
+    """Overrides of scenarios/lte-lena.toml for the power-control pair (LTE_PC_DISTANCES_M)."""
+    n = len(LTE_PC_DISTANCES_M)
+    mcs = ns3["dl_mcs"] if ns3 else LTE_PC_NOMINAL_DL_MCS
+    loss = lte_pc_loss(ns3)
+    return [
+        *lte_matched(n, {"dl_mcs": list(mcs)}, duration_s, warmup_s, "um"),
+        'access.uplink.power_control="per_grant"',
+        "access.uplink.p0_dbm=-80.0",
+        "access.uplink.alpha=1.0",
+        "access.uplink.ue_power_dbm=23.0",
+        "access.uplink.enb_noise_figure_db=5.0",
+        "access.uplink.iot_db=0.0",
+        f"access.cell.ue_coupling_loss_db={json.dumps(loss)}",
+    ]
+
+
+def lte_pc_pair(console: Console, skip_ns3: bool, duration: float, warmup: float) -> dict:
+    """The power-control pair (LTE_PC_DISTANCES_M): per UE, radiotcp against LENA."""
+    theirs = None
+    if not skip_ns3:
+        try:
+            raw = run_ns3_lte(
+                len(LTE_PC_DISTANCES_M),
+                duration,
+                warmup_s=warmup,
+                rlc="um",
+                distances_m=list(LTE_PC_DISTANCES_M),
+                ul_closed_loop=False,
+            )
+            theirs = {**summarize_lte(raw), "raw": raw}
+        except Ns3BenchError as e:
+            console.print(f"[yellow]ns-3 unavailable, LENA power-control row skipped:[/yellow] {e}")
+    doc = to_core_json(load(LTE_LENA, lte_pc_overrides(theirs, duration, warmup)))
+    r = _core.simulate(doc, 1, 0)
+    ues = r["lte"]["ues"]
+    ours = {
+        **lte_ours(doc, 1),
+        "ul_mcs": [u["ul_mean_mcs"] for u in ues],
+        "ul_bler": [u["ul_bler"] for u in ues],
+        "ul_headroom_db": [u["ul_headroom_db"] for u in ues],
+        "ul_power_limited_fraction": [u["ul_power_limited_fraction"] for u in ues],
+        "ul_acks_ue": [u["acks_sent"] for u in ues],
+        "ul_ack_delay_ms_ue": [u["ul_ack_delay_mean_ms"] for u in ues],
+    }
+    loss = lte_pc_loss(theirs)
+    t = Table(
+        title="LTE power-control pair, 10 UEs by distance, RLC UM: radiotcp per-grant power "
+        "control vs LENA LteUePowerControl (open loop)"
+    )
+    for col in (
+        "km",
+        "UL PL dB",
+        "headroom 1 PRB dB",
+        "Mb/s o/n",
+        "DL MCS o/n",
+        "UL MCS o/n",
+        "UL BLER o/n",
+        "UL ACKs o/n",
+        "ACK delay ms o/n",
+        "LENA PUSCH dBm",
+        "LENA SRS SINR dB",
+    ):
+        t.add_column(col, justify="right")
+    for i, d in enumerate(LTE_PC_DISTANCES_M):
+        n = theirs
+
+        def pair(ok: str, nk: str, fmt: str, i: int = i, n: dict | None = n) -> str:
+            return format(ours[ok][i], fmt) + "/" + (format(n[nk][i], fmt) if n else "-")
+
+        t.add_row(
+            f"{d / 1e3:g}",
+            f"{loss[i]:.1f}",
+            f"{ours['ul_headroom_db'][i]:.1f}",
+            pair("goodput_mbps", "goodput_mbps", ".2f"),
+            pair("dl_mcs", "dl_mcs", ".0f"),
+            pair("ul_mcs", "ul_mcs", ".1f"),
+            pair("ul_bler", "ul_bler", ".3f"),
+            pair("ul_acks_ue", "ul_acks_ue", "d"),
+            pair("ul_ack_delay_ms_ue", "ul_ack_delay_ms_ue", ".1f"),
+            f"{n['pusch_tx_power_dbm'][i]:.1f}" if n else "-",
+            f"{n['ul_srs_sinr_db'][i]:.1f}" if n else "-",
+        )
+    console.print(t)
+    row = {"distances_m": list(LTE_PC_DISTANCES_M), "radiotcp": ours, "ns3": theirs}
+    if theirs:
+        row["deviation"] = lte_deviation(ours, theirs)
+        console.print(
+            f"power-control pair: cell {ours['cell_goodput_mbps']:.2f} / "
+            f"{theirs['cell_goodput_mbps']:.2f} Mb/s ({row['deviation']['cell_pct']:+.2f} %, "
+            f"max per UE {row['deviation']['per_ue_max_pct']:.2f} %)"
+        )
+    return row
+
+
 def lte_section(console: Console, repeats: int, skip_ns3: bool) -> None:
     """The LTE cell beside ns-3 LENA (bench/ns3/lte.cc; scenarios/lte-lena.toml here), 10 s,
     goodput from 1 s: LTE_ROWS (RLC UM, a homogeneous MCS-28 drop and a heterogeneous one,
     10/40/60 UEs; RLC AM, 10/40 UEs). Per row: cell and per-UE goodput, MCS, BLER, HARQ
     retransmissions, UL ACKs and their delay, LENA's DL padding, and the wall time of the
-    simulation proper of each; the fading pair (`lte_fading_rows`); then the speed ratio at
+    simulation proper of each; the fading pair (`lte_fading_rows`); the power-control pair
+    (`lte_pc_pair`); then the speed ratio at
     40 UEs (UM, homogeneous) and the paper's preset with 60 UEs for 60 s (target: under 1 s)."""
     duration, warmup = 10.0, 1.0
     rows = []
@@ -821,6 +941,7 @@ def lte_section(console: Console, repeats: int, skip_ns3: bool) -> None:
         )
     console.print(t)
     fading_rows = lte_fading_rows(console, repeats, skip_ns3, duration, warmup)
+    pc_pair = lte_pc_pair(console, skip_ns3, duration, warmup)
     am = [r for r in rows if r["rlc"] == "am" and r["ns3"]]
     for r in am:
         n = r["ns3"]
@@ -881,6 +1002,7 @@ def lte_section(console: Console, repeats: int, skip_ns3: bool) -> None:
             {
                 "cells": rows,
                 "fading": fading_rows,
+                "power_control": pc_pair,
                 "speed_ratio_40ue": ratio,
                 "full_preset_40ue_10s_wall_s": full_wall,
                 "speed_ratio_full_preset_vs_lena_am_40ue": full_ratio,

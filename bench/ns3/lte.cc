@@ -54,6 +54,15 @@
 //   averaged in dB).
 // * ul_pdcp_delay_ms_mean: UE PDCP -> eNB PDCP delay of each UL PDCP PDU (the
 //   eNB PDCP "RxPDU" trace; in this scenario the uplink carries TCP ACKs).
+// * Uplink power control (LteUePowerControl: P = min(Pcmax, 10 log10 M + P0 +
+//   alpha PL + f), PL = referenceSignalPower - RSRP, i.e. the DL path loss):
+//   ul_mcs_mean / ul_tb_bytes_mean over the UL first transmissions the eNB
+//   received (UlPhyReception, ndi == 1); pusch_tx_power_dbm_mean, the UE's
+//   "ReportPuschTxPower" per PUSCH; ul_srs_sinr_db_mean, the eNB PHY's
+//   "ReportUeSinr" (the SRS SINR the UL scheduler picks the MCS from);
+//   dl_path_loss_db / ul_path_loss_db, Friis at the DL (2120 MHz) and UL
+//   (1930 MHz) carriers. --ulClosedLoop=0 sets LteUePowerControl::ClosedLoop
+//   false (open loop; the PF scheduler's TPC is 0 dB anyway).
 //
 // Prints exactly one JSON line on stdout.
 
@@ -92,6 +101,7 @@ constexpr double kEnbTxPowerDbm = 46.0;
 constexpr double kUeTxPowerDbm = 23.0;
 constexpr double kUeNoiseFigureDb = 9.0; // LteUePhy default
 constexpr double kDlCarrierHz = 2120e6;  // EARFCN 100 (LteEnbNetDevice default)
+constexpr double kUlCarrierHz = 1930e6;  // UL EARFCN 18100 (band 1: 1920 + 0.1 * 100 MHz)
 constexpr double kDefaultSinrDistanceM = 1000.0;
 constexpr uint32_t kSrsPeriodicities[] = {40, 80, 160, 320}; // LENA default first
 
@@ -122,6 +132,13 @@ struct UeStats
     uint64_t sinrReports = 0;
     double ulDelaySumMs = 0;      // UL PDCP PDUs' UE -> eNB PDCP delay
     uint64_t ulPdus = 0;
+    double ulMcsSum = 0;          // UL first transmissions received: MCS, TB octets
+    double ulTbBytesSum = 0;
+    uint64_t ulNewRx = 0;
+    double puschDbmSum = 0;       // PUSCH transmit powers, dBm
+    uint64_t puschTx = 0;
+    double srsSinrDbSum = 0;      // SRS SINR reports at the eNB, dB
+    uint64_t srsReports = 0;
 };
 
 std::vector<UeStats> g_ue;
@@ -238,6 +255,39 @@ EnbUlPhyReception(PhyReceptionStatParameters p)
     s.ulRx++;
     s.ulRxFail += p.m_correctness ? 0 : 1;
     s.ulRxRetx += p.m_ndi ? 0 : 1;
+    if (p.m_ndi)
+    {
+        s.ulNewRx++;
+        s.ulMcsSum += p.m_mcs;
+        s.ulTbBytesSum += p.m_size;
+    }
+}
+
+void
+UePuschTxPower(uint32_t i, uint16_t, uint16_t, double dbm)
+{
+    if (g_warm)
+    {
+        g_ue[i].puschDbmSum += dbm;
+        g_ue[i].puschTx++;
+    }
+}
+
+void
+EnbUeSinr(uint16_t, uint16_t rnti, double sinrLinear, uint8_t)
+{
+    int32_t i = g_rntiToUe[rnti];
+    if (g_warm && i >= 0 && sinrLinear > 0)
+    {
+        g_ue[i].srsSinrDbSum += 10.0 * std::log10(sinrLinear);
+        g_ue[i].srsReports++;
+    }
+}
+
+double
+FriisDb(double distanceM, double carrierHz)
+{
+    return 20.0 * std::log10(4.0 * M_PI * distanceM * carrierHz / 299792458.0);
 }
 
 void
@@ -347,6 +397,7 @@ main(int argc, char* argv[])
     std::string dlSinr;
     std::string fadingTrace;
     double fadingTraceS = 10.0;
+    bool ulClosedLoop = true;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("ues", "number of UEs (one bulk download each)", ues);
@@ -372,6 +423,9 @@ main(int argc, char* argv[])
                  fadingTrace);
     cmd.AddValue("fadingTraceS", "length of the fading trace in seconds (1000 samples/s)",
                  fadingTraceS);
+    cmd.AddValue("ulClosedLoop",
+                 "LteUePowerControl::ClosedLoop (LENA default true; false: open loop)",
+                 ulClosedLoop);
     cmd.Parse(argc, argv);
 
     if (rlc != "am" && rlc != "um")
@@ -451,6 +505,7 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::LteEnbPhy::TxPower", DoubleValue(kEnbTxPowerDbm));
     Config::SetDefault("ns3::LteUePhy::TxPower", DoubleValue(kUeTxPowerDbm));
     Config::SetDefault("ns3::LteUePhy::NoiseFigure", DoubleValue(kUeNoiseFigureDb));
+    Config::SetDefault("ns3::LteUePowerControl::ClosedLoop", BooleanValue(ulClosedLoop));
 
     Ptr<LteHelper> lte = CreateObject<LteHelper>();
     Ptr<PointToPointEpcHelper> epc = CreateObject<PointToPointEpcHelper>();
@@ -596,6 +651,9 @@ main(int argc, char* argv[])
                        MakeBoundCallback(&UeDlPhyReception, i));
         ok = ok && uePhy->TraceConnectWithoutContext("ReportCurrentCellRsrpSinr",
                                                      MakeBoundCallback(&UeRsrpSinr, i));
+        ok = ok && uePhy->GetUplinkPowerControl()->TraceConnectWithoutContext(
+                       "ReportPuschTxPower",
+                       MakeBoundCallback(&UePuschTxPower, i));
         NS_ABORT_MSG_UNLESS(ok, "cannot connect a UE trace source");
     }
     Ptr<LteEnbMac> enbMac = DynamicCast<LteEnbNetDevice>(enbDevs.Get(0))->GetMac();
@@ -607,6 +665,8 @@ main(int argc, char* argv[])
                             "UlPhyReception",
                             MakeCallback(&EnbUlPhyReception)),
                         "cannot connect the eNB UlPhyReception trace");
+    NS_ABORT_MSG_UNLESS(enbPhy->TraceConnectWithoutContext("ReportUeSinr", MakeCallback(&EnbUeSinr)),
+                        "cannot connect the eNB ReportUeSinr trace");
 
     Simulator::Schedule(Seconds(warmup), &WarmupSnapshot, &sinks);
     Simulator::Stop(Seconds(duration));
@@ -645,7 +705,8 @@ main(int argc, char* argv[])
        << ", \"warmup_s\": " << Num(warmup) << ", \"mss\": " << mss
        << ", \"radius_m\": " << Num(radius) << ", \"internet_delay_ms\": " << Num(internetDelayMs)
        << ", \"seed\": " << seed << ", \"run\": " << run << ", \"rlc\": \"" << rlc << "\""
-       << ", \"fading_trace\": \"" << fadingTrace << "\"";
+       << ", \"fading_trace\": \"" << fadingTrace << "\""
+       << ", \"ul_closed_loop\": " << (ulClosedLoop ? "true" : "false");
     JsonArray(js, "goodput_kbps", ues, [&](size_t i) { return goodput[i]; });
     js << ", \"goodput_kbps_total\": " << Num(total) << ", \"jain_index\": " << Num(jain);
     JsonArray(js, "ul_acks", ues, [&](size_t i) { return g_ue[i].acks; });
@@ -677,6 +738,25 @@ main(int argc, char* argv[])
     JsonArray(js, "ul_harq_retx", ues, [&](size_t i) { return g_ue[i].ulRxRetx; });
     JsonArray(js, "ul_pdcp_delay_ms_mean", ues, [&](size_t i) {
         return g_ue[i].ulPdus ? g_ue[i].ulDelaySumMs / g_ue[i].ulPdus : 0.0;
+    });
+    JsonArray(js, "ul_mcs_mean", ues, [&](size_t i) {
+        return g_ue[i].ulNewRx ? g_ue[i].ulMcsSum / g_ue[i].ulNewRx : 0.0;
+    });
+    JsonArray(js, "ul_tb_bytes_mean", ues, [&](size_t i) {
+        return g_ue[i].ulNewRx ? g_ue[i].ulTbBytesSum / g_ue[i].ulNewRx : 0.0;
+    });
+    JsonArray(js, "pusch_tx_power_dbm_mean", ues, [&](size_t i) {
+        return g_ue[i].puschTx ? g_ue[i].puschDbmSum / g_ue[i].puschTx : 0.0;
+    });
+    JsonArray(js, "pusch_tx", ues, [&](size_t i) { return g_ue[i].puschTx; });
+    JsonArray(js, "ul_srs_sinr_db_mean", ues, [&](size_t i) {
+        return g_ue[i].srsReports ? g_ue[i].srsSinrDbSum / g_ue[i].srsReports : 0.0;
+    });
+    JsonArray(js, "dl_path_loss_db", ues, [&](size_t i) {
+        return FriisDb(g_ue[i].distanceM, kDlCarrierHz);
+    });
+    JsonArray(js, "ul_path_loss_db", ues, [&](size_t i) {
+        return FriisDb(g_ue[i].distanceM, kUlCarrierHz);
     });
     JsonArray(js, "ue_noise_figure_db", ues, [&](size_t i) { return noiseFigure[i]; });
     JsonArray(js, "distance_m", ues, [&](size_t i) { return g_ue[i].distanceM; });
