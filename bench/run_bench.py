@@ -560,6 +560,11 @@ RECIPE_SETS = {
 }
 
 
+def ours_over_lena(o: dict, n: dict | None, key: str, fmt: str) -> str:
+    """A table cell "ours/LENA" of `key` (LENA "-" when ns-3 did not run)."""
+    return format(o[key], fmt) + "/" + (format(n[key], fmt) if n else "-")
+
+
 def lena_sinr(mcs: float) -> float:
     """radiotcp's SINR for a UE that LENA ran at ``mcs``: radiotcp's 10 % BLER threshold of
     that MCS + 1 dB for MCS 28, else halfway to the threshold of the next MCS (at most
@@ -733,7 +738,7 @@ def lte_fading_rows(
         o, n, d = row["radiotcp"], row["ns3"], row.get("deviation")
 
         def pair(key: str, fmt: str, o: dict = o, n: dict | None = n) -> str:
-            return format(o[key], fmt) + "/" + (format(n[key], fmt) if n else "-")
+            return ours_over_lena(o, n, key, fmt)
 
         t.add_row(
             row["lena_trace"],
@@ -920,7 +925,7 @@ def lte_section(console: Console, repeats: int, skip_ns3: bool) -> None:
         o, n, d = row["radiotcp"], row["ns3"], row.get("deviation")
 
         def pair(key: str, fmt: str, o: dict = o, n: dict | None = n) -> str:
-            return format(o[key], fmt) + "/" + (format(n[key], fmt) if n else "-")
+            return ours_over_lena(o, n, key, fmt)
 
         t.add_row(
             row["drop"][:3],

@@ -1867,30 +1867,29 @@ def _legacy_key(key: str, value: Any) -> tuple[str, Any]:
     return key, value
 
 
-def _takes_literal_none(doc: Mapping[str, Any], key: str) -> bool:
-    """Whether `key` is a required choice that has "none" among its values (a channel model,
-    an ACK control mode, a fading model), so that `none` on the command line means that value."""
+def _annotation_at(doc: Mapping[str, Any], key: str) -> Any:
+    """The type annotation of the model field that `key` names in `doc` (the access kind
+    chosen there), or None when the key names no field."""
     parts = key.split(".")
     access = doc.get("access")
     kinds = {"access": access.get("kind")} if isinstance(access, Mapping) else {}
     cls = _model_at([int(p) if p.isdigit() else p for p in parts[:-1]], kinds)
     if cls is None or parts[-1] not in cls.model_fields:
-        return False
-    ann = cls.model_fields[parts[-1]].annotation
+        return None
+    return cls.model_fields[parts[-1]].annotation
+
+
+def _takes_literal_none(doc: Mapping[str, Any], key: str) -> bool:
+    """Whether `key` is a required choice that has "none" among its values (a channel model,
+    an ACK control mode, a fading model), so that `none` on the command line means that value."""
+    ann = _annotation_at(doc, key)
     return get_origin(ann) is Literal and "none" in get_args(ann)
 
 
 def _unsettable(doc: Mapping[str, Any], key: str) -> bool:
     """Whether `key` is an optional key whose type has no string value, so that "none" in a
     sweep file (TOML has no null) can only mean "unset", as `--set KEY=none` does."""
-    parts = key.split(".")
-    access = doc.get("access")
-    kinds = {"access": access.get("kind")} if isinstance(access, Mapping) else {}
-    cls = _model_at([int(p) if p.isdigit() else p for p in parts[:-1]], kinds)
-    if cls is None or parts[-1] not in cls.model_fields:
-        return False
-    field = cls.model_fields[parts[-1]]
-    args = get_args(field.annotation)
+    args = get_args(_annotation_at(doc, key))
     if type(None) not in args:
         return False
     return not any(
