@@ -99,8 +99,9 @@ def _add_config_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--show-config",
         action="store_true",
-        help="print the fully resolved configuration (TOML, every default filled in); "
-        "with --json the configuration is part of the document instead",
+        help="print the fully resolved configuration (TOML, every default filled in) on "
+        "stdout, alone, so that it can be saved and loaded again (status lines go to stderr; "
+        "`run` stops there); with --json the configuration is part of the document instead",
     )
 
 
@@ -307,7 +308,8 @@ def cmd_validate(args: argparse.Namespace, out: Console, err: Console) -> int:
     cfg = _resolve(args)
     if args.show_config:
         out.print(to_toml(cfg), markup=False, highlight=False, soft_wrap=True)
-    out.print(
+    # With the configuration on stdout, the status goes to stderr: stdout stays loadable TOML.
+    (err if args.show_config else out).print(
         f"OK: {args.scenario} ({cfg.flows.count} flow{'s' if cfg.flows.count != 1 else ''}, "
         f"{len(cfg.links)} link{'s' if len(cfg.links) != 1 else ''}, "
         f"{cfg.simulation.duration_s:g} s, {cfg.tcp.variant})",
@@ -370,7 +372,10 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise ConfigError("--seed", str(args.seed), "an integer in [0, 2**64)")
     cfg = _resolve(args)
     if args.show_config and not args.json:
+        # Only the configuration, then stop: `run FILE --show-config > resolved.toml` gives a
+        # file that loads, as `validate --show-config` does.
         out.print(to_toml(cfg), markup=False, highlight=False, soft_wrap=True)
+        return EXIT_OK
 
     if args.max_events < 0:
         raise ConfigError("--max-events", str(args.max_events), "an integer >= 0 (0 = no limit)")
