@@ -11,7 +11,7 @@ of medians, and checks that both sides produce the same metrics, over the names 
 (a restructuring must not change them; a newer build may add metrics). Presets the baseline
 does not have are skipped. Writes results/bench/compare.json.
 
-    python bench/compare_builds.py --base REF [--rounds N] [--allow-changed]
+    python bench/compare_builds.py --base REF [--rounds N] [--only TEXT] [--allow-changed]
 
 Without ``--allow-changed`` it exits 1 when a case's metrics differ (a restructuring must not
 change them); ``make bench`` passes it, since its baseline predates model changes made on
@@ -126,14 +126,22 @@ def main(argv: list[str] | None = None) -> int:
         help="report cases whose metrics differ (models changed on purpose since the "
         "baseline: their ratio compares different work) without failing",
     )
+    ap.add_argument(
+        "--only",
+        default="",
+        help="run only the cases whose label contains this text (e.g. 'lte')",
+    )
     args = ap.parse_args(argv)
 
     base_py = build_baseline(args.base)
     sides = {"baseline": (base_py, base_py.parent / "scenarios")}
     sides["current"] = (ROOT / "python", ROOT / "scenarios")
     # A preset the baseline does not have yet (the LTE cell before it existed) is skipped.
-    cases = [c for c in CASES if all((d / c[1]).exists() for _p, d in sides.values())]
-    for label, preset, _o in CASES:
+    chosen = [c for c in CASES if args.only in c[0]]
+    if not chosen:
+        ap.error(f"--only {args.only!r} matches no case; the cases: {[c[0] for c in CASES]}")
+    cases = [c for c in chosen if all((d / c[1]).exists() for _p, d in sides.values())]
+    for label, preset, _o in chosen:
         if (label, preset, _o) not in cases:
             print(f"skipped (no {preset} in the baseline): {label}", file=sys.stderr)
     walls: dict[str, list[list[float]]] = {s: [[] for _ in cases] for s in sides}
