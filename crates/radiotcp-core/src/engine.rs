@@ -40,6 +40,15 @@ pub fn to_millis(t: Time) -> f64 {
 
 /// Serialisation time of `bytes` at `rate_bps`, rounded up so a link never runs faster than
 /// configured.
+/// Mean of `n` waits summing to `total` ns, in ms; 0 when nothing waited.
+pub fn mean_wait_ms(total: u128, n: u64) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        total as f64 / n as f64 / NS_PER_MS as f64
+    }
+}
+
 #[inline]
 pub fn tx_time(bytes: u32, rate_bps: f64) -> Time {
     ((bytes as f64 * 8.0 * NS_PER_S as f64) / rate_bps).ceil() as Time

@@ -16,6 +16,7 @@ pub mod error;
 pub mod flatten;
 pub mod link;
 pub mod metrics;
+pub mod net;
 pub mod node;
 pub mod packet;
 pub mod pcap;
@@ -29,8 +30,8 @@ pub mod topology;
 
 pub use config::ScenarioConfig;
 pub use error::{ConfigError, ParamError, RunError};
-pub use results::{FlowMetrics, FlowStats, LinkStats, RunResult, Trace, Traces};
-pub use sim::{Check, Halt, Progress};
+pub use results::{FlowMetrics, FlowStats, Halt, LinkStats, RunResult, Trace, Traces};
+pub use sim::{Check, Progress};
 
 /// Crate version, part of the results-store key.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -135,10 +136,8 @@ fn open_capture(
         wscale: t.window_scaling.then(|| wscale_for(rcv_buf)),
         rcv_buf,
     };
-    // Flows are numbered UE by UE: flow f is received by host 1 + f / (flows per UE).
-    let per_ue = cfg.flows.count.max(1);
     let flow_client = (0..cfg.total_flows() as u32)
-        .map(|f| 1 + f / per_ue)
+        .map(|f| net::host_of_flow(f, cfg.flows.count))
         .collect();
     let hosts = 1 + cfg.access.ue_count() as usize;
     Capture::open(spec, run_index, wire, flow_client, hosts, &names)

@@ -30,7 +30,7 @@
 use std::fmt::Write;
 
 use crate::flatten::{fields, Metrics};
-use crate::results::RunResult;
+use crate::results::{jain, RunResult};
 
 /// Weighted mean of the finite values with positive weight; NaN if there are none.
 fn weighted(pairs: impl Iterator<Item = (f64, f64)>) -> f64 {
@@ -46,16 +46,6 @@ fn weighted(pairs: impl Iterator<Item = (f64, f64)>) -> f64 {
     } else {
         f64::NAN
     }
-}
-
-/// Jain's fairness index (sum x)^2 / (n sum x^2); NaN for no flows or all-zero goodput.
-pub fn jain(x: &[f64]) -> f64 {
-    let s2: f64 = x.iter().map(|v| v * v).sum();
-    if x.is_empty() || s2 <= 0.0 {
-        return f64::NAN;
-    }
-    let s: f64 = x.iter().sum();
-    s * s / (x.len() as f64 * s2)
 }
 
 /// Per-flow counters also reported summed over flows.

@@ -1,6 +1,6 @@
 //! The packet that travels between nodes: small and `Copy`, so it rides inside events without
 //! allocation. It carries its destination host, never a position in a chain: a node forwards
-//! by looking the destination up in its routes (`topology.rs`).
+//! by looking the destination up in its routes (`net.rs`).
 
 use crate::engine::Time;
 

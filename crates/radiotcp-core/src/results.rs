@@ -483,8 +483,36 @@ pub struct RunResult {
     /// Set when the run ended early by its budget (`RunOptions::max_events`, the caller's
     /// check): the statistics cover `[0, duration_s]` with `duration_s` the time reached.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub halted: Option<crate::sim::Halt>,
+    pub halted: Option<Halt>,
     /// The pcap files written (`RunOptions::pcap`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub pcap: Vec<crate::probe::capture::CaptureFile>,
+    pub pcap: Vec<CaptureFile>,
+}
+
+/// Why a run ended before its configured duration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Halt {
+    /// The event budget (`max_events`) was used up.
+    MaxEvents,
+    /// The caller's wall-time budget was used up.
+    MaxWallTime,
+}
+
+/// A file written by a capture.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct CaptureFile {
+    pub point: String,
+    pub path: std::path::PathBuf,
+    pub packets: u64,
+}
+
+/// Jain's fairness index (sum x)^2 / (n sum x^2); NaN for no flows or all-zero goodput.
+pub fn jain(x: &[f64]) -> f64 {
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    if x.is_empty() || s2 <= 0.0 {
+        return f64::NAN;
+    }
+    let s: f64 = x.iter().sum();
+    s * s / (x.len() as f64 * s2)
 }

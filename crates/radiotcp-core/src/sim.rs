@@ -7,11 +7,11 @@
 use crate::engine::{to_secs, EventQueue, Time};
 use crate::error::RunError;
 use crate::link::Dir;
-use crate::node::{Ctx, Node, NodeEvent};
+use crate::net::{LinkEvent, LinkId, Net, NodeId};
+use crate::node::{Ctx, Event, Node, NodeEvent};
 use crate::packet::Packet;
 use crate::probe::Probe;
-use crate::results::{FlowStats, LinkStats, RunResult};
-use crate::topology::{LinkId, Net, NodeId};
+use crate::results::{jain, FlowStats, Halt, LinkStats, RunResult};
 
 /// How often (in events) the caller's stop check runs: rare enough to cost nothing, frequent
 /// enough that Ctrl-C answers within milliseconds.
@@ -34,30 +34,6 @@ pub enum Check {
     Interrupt,
     /// Stop and return the statistics so far, marked with the reason.
     Halt(Halt),
-}
-
-/// Why a run ended before its configured duration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Halt {
-    /// The event budget (`max_events`) was used up.
-    MaxEvents,
-    /// The caller's wall-time budget was used up.
-    MaxWallTime,
-}
-
-#[derive(Debug, Clone)]
-pub enum Event {
-    Node(NodeId, NodeEvent),
-    Link(LinkId, Dir, LinkEvent),
-}
-
-#[derive(Debug, Clone)]
-pub enum LinkEvent {
-    /// The packet in service finished serialisation.
-    TxDone,
-    /// A packet reached the far end.
-    Arrive(Packet),
 }
 
 /// What to run at a node.
@@ -388,16 +364,16 @@ impl Sim {
             }
         }
         if let Some(l) = r.lte.as_mut() {
-            // Per-UE goodput from the UE's flows (numbered UE by UE), and the cell's.
+            // Per-UE goodput from the UE's flows (UE u is host u + 1), and the cell's.
             for f in &r.flows {
-                let u = (f.flow / l.flows_per_ue.max(1)) as usize;
+                let u = self.net.host_of_flow(f.flow) as usize - 1;
                 if let Some(ue) = l.ues.get_mut(u) {
                     ue.goodput_kbps += f.m.goodput_kbps;
                 }
             }
             let g: Vec<f64> = l.ues.iter().map(|u| u.goodput_kbps).collect();
             l.cell.goodput_kbps = g.iter().sum();
-            l.cell.fairness_jain = crate::metrics::jain(&g);
+            l.cell.fairness_jain = jain(&g);
         }
         r.traces = self.probe.traces.take();
         r

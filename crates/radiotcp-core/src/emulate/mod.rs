@@ -32,10 +32,10 @@ use serde::Serialize;
 use crate::config::{AccessConfig, ScenarioConfig};
 use crate::engine::{to_millis, to_secs, Time, NS_PER_S};
 use crate::error::ConfigError;
+use crate::net::NodeId;
 use crate::packet::{HostId, Packet, PacketKind, TcpOpts, MAX_SACK_BLOCKS};
 use crate::results::RunResult;
 use crate::sim::Sim;
-use crate::topology::NodeId;
 use crate::RunOptions;
 use wire::{FiveTuple, Parsed, TcpFields, FIN, RST, SYN};
 

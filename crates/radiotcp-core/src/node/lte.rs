@@ -30,6 +30,7 @@ use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use crate::ack::filter::{is_pure_ack, t_opt, AckFilter, TOptRounding, S_HEADER_BYTES};
 use crate::config::{self, LteConfig, ScenarioConfig};
 use crate::engine::{stream, to_millis, to_secs, RngStream, Time, NS_PER_MS};
+use crate::net::host_of_flow;
 use crate::packet::{HostId, Packet};
 use crate::probe::Occupancy;
 use crate::queue::{BufferDiscipline, BufferDrop, Verdict};
@@ -665,12 +666,12 @@ impl LteNode {
             self.dl_offer(ctx, u, pkt);
             return;
         }
-        // Flows are numbered UE by UE: the flow names the UE that sent it (an emulation has
-        // one UE and numbers the real connections as it meets them).
+        // The flow names the UE that sent it (UE u is host u + 1; an emulation has one UE and
+        // numbers the real connections as it meets them).
         let u = if self.ues.len() == 1 {
             0
         } else {
-            pkt.flow / self.flows_per_ue
+            host_of_flow(pkt.flow, self.flows_per_ue) - 1
         };
         self.packets.clear();
         self.ues[u as usize].filter.enqueue(pkt, &mut self.packets);

@@ -1,6 +1,6 @@
 //! Nodes of the topology. Each node kind is a driver: it owns its sans-IO entities, turns
 //! what they ask for into events and packets, and reports what happened to the probe. The
-//! simulation loop (`sim.rs`) only dispatches; routing is by destination (`topology.rs`).
+//! simulation loop (`sim.rs`) only dispatches; routing is by destination (`net.rs`).
 //!
 //! Adding an access network means one file here, one variant of [`Node`] and of
 //! [`NodeEvent`], and one variant of the configuration's `access` choice (as the LTE cell,
@@ -15,11 +15,10 @@ pub mod umts;
 use crate::config::{AccessConfig, ScenarioConfig};
 use crate::engine::{stream, EventQueue, RngStream, Time, TimerSlot};
 use crate::link::Dir;
+use crate::net::{LinkEvent, LinkId, Net, NodeId, Port};
 use crate::packet::{HostId, Packet};
 use crate::probe::Probe;
 use crate::results::RunResult;
-use crate::sim::Event;
-use crate::topology::{LinkId, Net, NodeId, Port};
 
 pub use endpoint::{Host, HostEvent};
 pub use lte::{LteEvent, LteNode};
@@ -48,6 +47,20 @@ pub enum Node {
 #[derive(Debug, Default)]
 pub struct ExternalHost {
     pub outbox: Vec<(Time, Packet)>,
+}
+
+/// What the event queue holds: a node's timer or step, or a link direction's event.
+#[derive(Debug, Clone)]
+pub enum Event {
+    Node(NodeId, NodeEvent),
+    Link(LinkId, Dir, LinkEvent),
+}
+
+impl From<(LinkId, Dir, LinkEvent)> for Event {
+    #[inline]
+    fn from((link, dir, ev): (LinkId, Dir, LinkEvent)) -> Self {
+        Event::Link(link, dir, ev)
+    }
 }
 
 /// A timer or a scheduled step of one node.

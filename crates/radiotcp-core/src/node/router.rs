@@ -3,11 +3,11 @@
 //! the controller (docs/models/bs-ack-controller.md).
 
 use crate::ack::{BsAckController, BsAckParams, DataVerdict};
-use crate::engine::{to_millis, to_secs, TimerSlot};
+use crate::engine::{mean_wait_ms, to_millis, to_secs, TimerSlot};
 use crate::link::Dir;
+use crate::net::{LinkId, Net, Port};
 use crate::packet::{Packet, PacketKind};
 use crate::results::{BsAckResult, RunResult};
-use crate::topology::{LinkId, Net, Port};
 
 use super::{Ctx, NodeEvent};
 
@@ -138,14 +138,5 @@ impl Router {
             max_ack_queue: st.max_ack_queue as u64,
             final_srtt_ms: b.ctrl.srtt().map_or(f64::NAN, to_millis),
         });
-    }
-}
-
-/// Mean of `n` waits summing to `total` ns, in ms; 0 when nothing waited.
-pub(crate) fn mean_wait_ms(total: u128, n: u64) -> f64 {
-    if n == 0 {
-        0.0
-    } else {
-        total as f64 / n as f64 / crate::engine::NS_PER_MS as f64
     }
 }

@@ -11,7 +11,7 @@
 
 use crate::ack::AckRateControl;
 use crate::config::{self, ScenarioConfig, UmtsConfig};
-use crate::engine::{millis, to_secs, RngStream, Time, TimerSlot};
+use crate::engine::{mean_wait_ms, millis, to_secs, RngStream, Time, TimerSlot};
 use crate::packet::{HostId, Packet};
 use crate::probe::Occupancy;
 use crate::queue::{BufferDiscipline, BufferDrop, Verdict};
@@ -20,7 +20,6 @@ use crate::radio::rlc_am::{Pdu, RlcAmEntity, RlcAmParams};
 use crate::radio::TxOpportunity;
 use crate::results::{BearerStats, RunResult};
 
-use super::router::mean_wait_ms;
 use super::{Ctx, NodeEvent};
 
 #[derive(Debug, Clone)]

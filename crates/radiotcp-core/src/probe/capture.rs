@@ -21,6 +21,7 @@ use std::path::PathBuf;
 use crate::engine::Time;
 use crate::packet::{HostId, Packet, PacketKind, MAX_SACK_BLOCKS};
 use crate::pcap::{self, PcapWriter, TcpOptions, TcpWire};
+use crate::results::CaptureFile;
 
 /// Where to capture.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,14 +52,6 @@ pub struct CaptureSpec {
     pub points: Vec<CapturePoint>,
     /// Captured bytes per record (at least the headers; see `crate::pcap::MIN_SNAPLEN`).
     pub snaplen: u32,
-}
-
-/// A file written by a capture.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct CaptureFile {
-    pub point: String,
-    pub path: PathBuf,
-    pub packets: u64,
 }
 
 /// What the encoder needs to know of the scenario's TCP.
