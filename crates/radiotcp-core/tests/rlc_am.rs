@@ -90,7 +90,7 @@ impl Bearer {
         self.delivered_b.extend(self.b.take_delivered());
         for dir in 0..2 {
             let e = if dir == 0 { &mut self.a } else { &mut self.b };
-            let pdus = e.poll_tti(now, self.grant);
+            let pdus = e.poll_transmit(now, self.grant);
             if pdus.is_empty() {
                 continue;
             }
@@ -209,6 +209,35 @@ fn lost_last_pdu_is_recovered_by_the_poll_timer() {
     // The receiver's STATUS then NACKs 0..4, which are retransmitted, and the SDU arrives.
     assert_eq!(b.delivered_b.len(), 1);
     assert_eq!(b.a.buffer_occupancy(), 0);
+}
+
+/// The entity vocabulary: `poll_timeout` names Timer_Poll's expiry, `handle_timeout` before
+/// it changes nothing, at it re-arms the poll, which the next opportunity carries.
+#[test]
+fn poll_timeout_names_timer_poll_and_handle_timeout_runs_it() {
+    let mut a = RlcAmEntity::new(params());
+    assert_eq!(a.poll_timeout(), None);
+    a.offer_sdu(0, sdu(0, 200));
+    let sent = a.poll_transmit(0, TxOpportunity::Pdus(12));
+    assert!(matches!(sent.last(), Some(Pdu::Data { poll: true, .. })));
+    let due = a.poll_timeout().expect("Timer_Poll runs after a poll");
+    assert_eq!(due, millis(60.0));
+    a.handle_timeout(due - 1);
+    assert_eq!(a.poll_timeout(), Some(due));
+    a.handle_timeout(due);
+    assert_eq!(a.poll_timeout(), None, "expired");
+    let again = a.poll_transmit(due, TxOpportunity::Pdus(1));
+    assert!(
+        matches!(
+            again[..],
+            [Pdu::Data {
+                sn: 5,
+                poll: true,
+                ..
+            }]
+        ),
+        "{again:?}"
+    );
 }
 
 #[test]
@@ -371,14 +400,14 @@ fn dequeue_hook_drops_sdus_before_their_first_octet_is_sent() {
     for _ in 0..60 {
         let now = b.tti * TTI;
         let pdus =
-            b.a.poll_tti_with(now, TxOpportunity::Pdus(12), &mut |sojourn, queued| {
+            b.a.poll_transmit_with(now, TxOpportunity::Pdus(12), &mut |sojourn, queued| {
                 asked.push((sojourn, queued));
                 queued >= 3000
             });
         if !pdus.is_empty() {
             b.b.on_pdus(pdus);
         }
-        let st = b.b.poll_tti(now, TxOpportunity::Pdus(12));
+        let st = b.b.poll_transmit(now, TxOpportunity::Pdus(12));
         b.a.on_pdus(st);
         b.delivered_b.extend(b.b.take_delivered());
         b.tti += 1;
@@ -434,8 +463,8 @@ proptest! {
                 if dir == 0 { b.b.on_pdus(pdus) } else { b.a.on_pdus(pdus) }
             }
             b.delivered_b.extend(b.b.take_delivered());
-            let dl = b.a.poll_tti_with(now, TxOpportunity::Pdus(12), &mut |_, _| drops.bernoulli(p_drop));
-            let ul = b.b.poll_tti(now, TxOpportunity::Pdus(12));
+            let dl = b.a.poll_transmit_with(now, TxOpportunity::Pdus(12), &mut |_, _| drops.bernoulli(p_drop));
+            let ul = b.b.poll_transmit(now, TxOpportunity::Pdus(12));
             for (dir, pdus) in [(0, dl), (1, ul)] {
                 if !pdus.is_empty() && !rng.bernoulli(p_loss) {
                     in_flight.push((tti + 2, dir, pdus));

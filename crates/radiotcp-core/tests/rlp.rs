@@ -138,7 +138,7 @@ impl Link {
         }
         for dir in 0..2 {
             let fps = self.e[dir].params().frames_per_slot as usize;
-            let frames = self.e[dir].poll_slot(now);
+            let frames = self.e[dir].poll_transmit(now, self.e[dir].slot_opportunity());
             self.check_slot(dir, fps, &frames);
             for f in frames {
                 let n = match &f {
@@ -174,7 +174,7 @@ impl Link {
                 self.log.push(tx);
             }
         }
-        // Deliveries of this slot: on arrival, or at an abort found by `poll_slot`.
+        // Deliveries of this slot: on arrival, or at an abort found by `poll_transmit`.
         for dir in 0..2 {
             let rx = 1 - dir;
             for p in self.e[rx].take_delivered() {
@@ -446,9 +446,9 @@ fn slot_priority_is_nak_then_retransmission_then_new_data_then_idle() {
     }
     // Frames 0, 1, 2. Then the peer asks for frame 1, and its own frame 1 reveals that its
     // frame 0 is missing.
-    assert_eq!(e.poll_slot(0).len(), 3);
+    assert_eq!(e.poll_transmit(0, e.slot_opportunity()).len(), 3);
     e.on_frames(SLOT, vec![Frame::Nak { first: 1, last: 1 }, peer_data(1)]);
-    let f = e.poll_slot(SLOT);
+    let f = e.poll_transmit(SLOT, e.slot_opportunity());
     assert!(matches!(f[0], Frame::Nak { first: 0, last: 0 }), "{f:?}");
     assert!(
         matches!(
@@ -479,10 +479,15 @@ fn slot_priority_is_nak_then_retransmission_then_new_data_then_idle() {
     p.t_ret = millis(1000.0);
     let mut e = RlpEntity::new(p);
     e.offer_packet(0, pkt(0, 19));
-    assert!(matches!(e.poll_slot(0)[..], [Frame::Data { seq: 0, .. }]));
+    assert!(matches!(
+        e.poll_transmit(0, e.slot_opportunity())[..],
+        [Frame::Data { seq: 0, .. }]
+    ));
     e.offer_packet(SLOT, pkt(1, 19));
     e.on_frames(SLOT, vec![Frame::Nak { first: 0, last: 0 }, peer_data(1)]);
-    let order: Vec<Vec<Frame>> = (1..7).map(|k| e.poll_slot(k * SLOT)).collect();
+    let order: Vec<Vec<Frame>> = (1..7)
+        .map(|k| e.poll_transmit(k * SLOT, e.slot_opportunity()))
+        .collect();
     let ranks: Vec<Vec<u8>> = order.iter().map(|s| s.iter().map(rank).collect()).collect();
     assert_eq!(
         ranks,

@@ -95,7 +95,7 @@ fn reno_go_back_n_duplicates_start_no_fast_retransmit_under_the_guard() {
         c.reno_recover_after_rto = guard;
         let mut s = sender(&c);
         send_all(&mut s, 0.0);
-        s.on_timeout(millis(1000.0));
+        s.handle_timeout(millis(1000.0));
         assert_eq!(send_all(&mut s, 1000.0), vec![0]);
         // The receiver held 1-3: the retransmission is acknowledged up to HighTx, cwnd 2.
         s.on_ack(millis(1100.0), 4 * MSS, RWND);
@@ -146,10 +146,10 @@ fn a_repeated_rto_holds_or_recomputes_ssthresh() {
         c.rto_ssthresh_every_expiry = every;
         let mut s = sender(&c);
         send_all(&mut s, 0.0);
-        s.on_timeout(millis(1000.0));
+        s.handle_timeout(millis(1000.0));
         assert_eq!(s.ssthresh(), 5 * MSS);
         send_all(&mut s, 1000.0);
-        s.on_timeout(millis(3000.0));
+        s.handle_timeout(millis(3000.0));
         let want = if every { 2 * MSS } else { 5 * MSS };
         assert_eq!(s.ssthresh(), want, "every = {every}");
     }
@@ -292,7 +292,7 @@ fn an_unanswered_syn_is_resent_with_backoff() {
         "ns-2.26 rtxcur_init_ 6 s"
     );
     assert_eq!(
-        s.on_timeout(millis(6000.0)),
+        s.handle_timeout(millis(6000.0)),
         None,
         "a SYN expiry is not a data timeout"
     );
@@ -324,7 +324,7 @@ fn suppressed_duplicates_inflate_the_window_as_ns2_did() {
         c.suppressed_dupack_inflation = inflate;
         let mut s = sender(&c);
         send_all(&mut s, 0.0);
-        s.on_timeout(millis(1000.0));
+        s.handle_timeout(millis(1000.0));
         assert_eq!(send_all(&mut s, 1000.0), vec![0]);
         s.on_ack(millis(1100.0), MSS, RWND);
         // cwnd 2: go-back-N resends 1 and 2, which the receiver held.
@@ -363,7 +363,7 @@ fn an_rto_in_recovery_halves_the_uninflated_window_under_ns2_rules() {
     // Halved to 5, inflated by 3 + 3 duplicates: cwnd 11 segments.
     assert_eq!((s.ssthresh(), s.cwnd()), (5 * MSS, 11 * MSS));
     let at = s.poll_timeout().unwrap();
-    s.on_timeout(at);
+    s.handle_timeout(at);
     assert_eq!(s.ssthresh(), 2 * MSS, "⌊5 / 2⌋, not ⌊11 / 2⌋");
 }
 

@@ -311,7 +311,7 @@ fn go_back_n_after_a_timeout_skips_sacked_segments() {
     ack(&mut s, 101.0, 0, &[(2, 4)]);
     assert!(!s.in_recovery());
     let rto_at: Time = s.poll_timeout().unwrap();
-    assert!(s.on_timeout(rto_at).is_some());
+    assert!(s.handle_timeout(rto_at).is_some());
     let t = rto_at as f64 / 1e6;
     // cwnd = 1 MSS: segment 0 only.
     assert_eq!(send_all(&mut s, t), vec![(0, true)]);
@@ -339,7 +339,7 @@ fn timestamps_time_acks_that_cover_retransmissions() {
         let mut s = sender(&c);
         send_all(&mut s, 0.0);
         let rto_at = s.poll_timeout().unwrap();
-        s.on_timeout(rto_at);
+        s.handle_timeout(rto_at);
         let t = rto_at as f64 / 1e6;
         send_all(&mut s, t);
         let samples = s.stats.rtt_samples;
@@ -460,7 +460,7 @@ fn sacked_octets_count_once_for_window_growth() {
     ack(&mut s, 100.0, 0, &[(1, 2)]);
     ack(&mut s, 101.0, 0, &[(1, 3)]);
     let rto = s.poll_timeout().unwrap();
-    s.on_timeout(rto);
+    s.handle_timeout(rto);
     let t = rto as f64 / 1e6;
     assert_eq!(send_all(&mut s, t), vec![(0, true)]);
     // Meanwhile 3..9 arrived: SACKed by an ACK still below 1.
@@ -488,7 +488,7 @@ fn a_timeout_in_sack_recovery_keeps_its_ssthresh() {
         send_all(&mut s, 100.0 + k as f64);
     }
     let rto = s.poll_timeout().unwrap();
-    s.on_timeout(rto);
+    s.handle_timeout(rto);
     assert_eq!(s.ssthresh(), ssthresh);
     assert_eq!(s.cwnd(), MSS);
 }

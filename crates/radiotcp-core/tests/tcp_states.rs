@@ -70,8 +70,8 @@ fn receiver_acks_every_second_segment_or_on_timer() {
     assert_eq!(r.poll_timeout(), None);
     // A lone segment waits for the timer.
     assert_eq!(r.on_segment(millis(20.0), 2000, 1000).ack, None);
-    assert_eq!(r.on_timeout(millis(219.0)), None, "not yet due");
-    assert_eq!(r.on_timeout(millis(220.0)).map(|a| a.ack), Some(3000));
+    assert_eq!(r.handle_timeout(millis(219.0)), None, "not yet due");
+    assert_eq!(r.handle_timeout(millis(220.0)).map(|a| a.ack), Some(3000));
     assert_eq!(r.acks_sent, 2);
 }
 
@@ -311,7 +311,7 @@ fn newreno_no_fast_retransmit_for_dupacks_not_beyond_recover() {
     s.start();
     let first: Vec<_> = std::iter::from_fn(|| s.poll_transmit(0)).collect();
     assert_eq!(first.len(), 4);
-    s.on_timeout(millis(1000.0));
+    s.handle_timeout(millis(1000.0));
     assert_eq!(s.poll_transmit(millis(1000.0)).map(|g| g.seq), Some(0));
     // The receiver held segments 1-3: the retransmission is acknowledged up to HighTx.
     s.on_ack(millis(1100.0), 4 * MSS, 65_535);

@@ -21,7 +21,7 @@
 //!
 //! Sans-IO: the caller reports data ([`BsAckController::on_data`]) and ACK
 //! ([`BsAckController::on_ack`]) arrivals, sends what [`BsAckController::poll`] returns to the
-//! FH, and calls `poll` again at [`BsAckController::next_deadline`] (the txTimer).
+//! FH, and calls `poll` again at [`BsAckController::poll_timeout`] (the txTimer).
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -291,8 +291,8 @@ impl BsAckController {
 
     /// When `poll` has something to send: the txTimer if it is later than the head ACK's
     /// arrival, else that arrival (due at once). `None` with an empty queue. After
-    /// `poll(now)` this is `None` or later than `now`.
-    pub fn next_deadline(&self) -> Option<Time> {
+    /// `poll_transmit(now)` this is `None` or later than `now`.
+    pub fn poll_timeout(&self) -> Option<Time> {
         self.queue.front().map(|&(t, _)| self.due(t))
     }
 
@@ -465,7 +465,7 @@ impl BsAckController {
     /// head ACK if the txTimer allows, after which the timer is set one interval on (the
     /// slides' "send ACK packet and reschedule next ACK packet to send"). The interval is
     /// fixed at each departure from the state then, so a late call never sends a burst.
-    pub fn poll(&mut self, now: Time) -> Vec<Packet> {
+    pub fn poll_transmit(&mut self, now: Time) -> Vec<Packet> {
         let mut out = Vec::new();
         while let Some(&(queued_at, pkt)) = self.queue.front() {
             if now < self.due(queued_at) {
@@ -553,7 +553,7 @@ mod tests {
     /// ACK numbers that leave for the FH at `t` after the MH's ACK `n`.
     fn ack_out(c: &mut BsAckController, t: Time, n: u64) -> Vec<u64> {
         c.on_ack(t, ack(0, n));
-        c.poll(t).iter().map(|p| p.seq).collect()
+        c.poll_transmit(t).iter().map(|p| p.seq).collect()
     }
 
     #[test]
@@ -579,7 +579,7 @@ mod tests {
         assert_eq!(c.held_dup_acks(), 0);
         assert_eq!(c.stats().dup_acks_dropped, 4);
         assert_eq!(c.stats().dup_acks_forwarded, 0);
-        assert_eq!(c.next_deadline(), None);
+        assert_eq!(c.poll_timeout(), None);
     }
 
     #[test]
@@ -635,7 +635,7 @@ mod tests {
         // Segment 1 lost on the radio: the MH acknowledges 1000, then duplicates.
         let feed = |c: &mut BsAckController, snd: &mut TcpSender, t: Time| {
             c.on_ack(t, ack(0, 1000));
-            for a in c.poll(t) {
+            for a in c.poll_transmit(t) {
                 snd.on_ack(t, a.seq, a.rwnd);
             }
         };
@@ -706,7 +706,7 @@ mod tests {
         forward(&mut c, 0, 4, 0);
         assert_eq!(ack_out(&mut c, 10 * MS, 1000), vec![1000]);
         c.on_ack(11 * MS, ack(0, 4000));
-        assert!(c.poll(11 * MS).is_empty(), "paced");
+        assert!(c.poll_transmit(11 * MS).is_empty(), "paced");
         // The MH has 0..4000 but the FH has only 1000: a retransmission of segment 2 is
         // answered by the queued ACK, not by a copy of 1000.
         assert_eq!(
@@ -782,12 +782,12 @@ mod tests {
     /// Run the txTimer: poll at every deadline until the queue is empty.
     fn drain(c: &mut BsAckController) -> Vec<(Time, u64)> {
         let mut out = Vec::new();
-        while let Some(t) = c.next_deadline() {
+        while let Some(t) = c.poll_timeout() {
             // Polling a little before the deadline sends nothing.
             if t > 0 {
-                assert!(c.poll(t - 1).is_empty());
+                assert!(c.poll_transmit(t - 1).is_empty());
             }
-            let sent = c.poll(t);
+            let sent = c.poll_transmit(t);
             assert_eq!(sent.len(), 1, "one ACK per txTimer expiry");
             out.push((t, sent[0].seq));
         }
@@ -816,8 +816,8 @@ mod tests {
         // A poll long after the deadline still sends one ACK, not a catch-up burst.
         c.on_ack(10_000 * MS, ack(0, 20_000));
         c.on_ack(10_000 * MS, ack(0, 21_000));
-        assert_eq!(c.poll(20_000 * MS).len(), 1);
-        assert_eq!(c.next_deadline(), Some(20_050 * MS));
+        assert_eq!(c.poll_transmit(20_000 * MS).len(), 1);
+        assert_eq!(c.poll_timeout(), Some(20_050 * MS));
         // Nine of the first burst waited, and the one the late poll sent.
         assert_eq!(c.stats().acks_delayed, 10);
 
@@ -858,14 +858,14 @@ mod tests {
         }
         // The txTimer says 1 s apart; the bound lets each leave 300 ms after it arrived, so
         // the two that waited leave together: the bound beats pacing.
-        assert_eq!(c.poll(0).len(), 1);
-        assert_eq!(c.next_deadline(), Some(300 * MS));
-        assert!(c.poll(300 * MS - 1).is_empty());
-        assert_eq!(c.poll(300 * MS).len(), 2);
-        assert_eq!(c.next_deadline(), None);
+        assert_eq!(c.poll_transmit(0).len(), 1);
+        assert_eq!(c.poll_timeout(), Some(300 * MS));
+        assert!(c.poll_transmit(300 * MS - 1).is_empty());
+        assert_eq!(c.poll_transmit(300 * MS).len(), 2);
+        assert_eq!(c.poll_timeout(), None);
         // An ACK arriving with the txTimer far off leaves at its bound.
         c.on_ack(400 * MS, ack(0, 4000));
-        assert_eq!(c.next_deadline(), Some(700 * MS));
+        assert_eq!(c.poll_timeout(), Some(700 * MS));
     }
 
     #[test]
@@ -875,9 +875,9 @@ mod tests {
         for n in 1..=10 {
             c.on_ack(5 * MS, ack(0, n * 1000));
         }
-        assert_eq!(c.next_deadline(), Some(5 * MS), "due now");
-        assert_eq!(c.poll(5 * MS).len(), 10);
-        assert_eq!(c.next_deadline(), None);
+        assert_eq!(c.poll_timeout(), Some(5 * MS), "due now");
+        assert_eq!(c.poll_transmit(5 * MS).len(), 10);
+        assert_eq!(c.poll_timeout(), None);
         assert_eq!(c.stats().acks_delayed, 0);
     }
 
@@ -905,10 +905,10 @@ mod tests {
                 let n = hi.saturating_sub((rng.uniform() * 4.0) as u64 * SEG);
                 c.on_ack(t, ack(f, n));
             }
-            sent.extend(c.poll(t));
+            sent.extend(c.poll_transmit(t));
         }
-        while let Some(d) = c.next_deadline() {
-            sent.extend(c.poll(d));
+        while let Some(d) = c.poll_timeout() {
+            sent.extend(c.poll_transmit(d));
         }
         for f in 0..3 {
             let seqs: Vec<u64> = sent.iter().filter(|p| p.flow == f).map(|p| p.seq).collect();
@@ -931,23 +931,23 @@ mod tests {
         forward(&mut c, 1, 10, 0);
         c.on_ack(MS, ack(0, 1000));
         c.on_ack(MS, ack(1, 1000));
-        assert_eq!(c.poll(MS).len(), 2);
+        assert_eq!(c.poll_transmit(MS).len(), 2);
         // Four duplicates each: eight in all, but each flow is below its threshold.
         for _ in 0..4 {
             c.on_ack(2 * MS, ack(0, 1000));
             c.on_ack(2 * MS, ack(1, 1000));
         }
-        assert!(c.poll(2 * MS).is_empty());
+        assert!(c.poll_transmit(2 * MS).is_empty());
         assert_eq!(c.held_dup_acks(), 8);
         // Flow 0's fifth releases flow 0's three only.
         c.on_ack(3 * MS, ack(0, 1000));
-        let out = c.poll(3 * MS);
+        let out = c.poll_transmit(3 * MS);
         assert_eq!(out.len(), 3);
         assert!(out.iter().all(|p| p.flow == 0));
         assert_eq!(c.held_dup_acks(), 4);
         // lastAckSent is per flow: 5000 for flow 1 does not cover flow 0's segment 3.
         c.on_ack(4 * MS, ack(1, 5000));
-        c.poll(4 * MS);
+        c.poll_transmit(4 * MS);
         assert_eq!(c.on_data(5 * MS, data(0, 3)), DataVerdict::Forward);
         assert!(matches!(
             c.on_data(5 * MS, data(1, 3)),

@@ -156,7 +156,7 @@ impl AckRateControl {
     }
 
     /// The id_timer fired (a stale or early call does nothing).
-    pub fn on_timeout(&mut self, now: Time, bo: f64) -> Vec<Packet> {
+    pub fn handle_timeout(&mut self, now: Time, bo: f64) -> Vec<Packet> {
         let mut out = Vec::new();
         match self.id_timer {
             Some(t) if t <= now => {
@@ -219,7 +219,7 @@ mod tests {
             // tail sends the rest at once (while_due) or one more (one per event).
             let t = c.poll_timeout().unwrap();
             assert_eq!(t, 110 * ms);
-            let out = c.on_timeout(t, 5.0);
+            let out = c.handle_timeout(t, 5.0);
             if release == AckRelease::WhileDue {
                 assert_eq!(out.len(), 4);
                 assert_eq!(c.queued(), 0);
@@ -281,7 +281,7 @@ mod tests {
             .map(|_| 0)
             .collect();
         while let Some(t) = c.poll_timeout() {
-            for _ in c.on_timeout(t, 30.0) {
+            for _ in c.handle_timeout(t, 30.0) {
                 departures.push(t);
             }
         }
@@ -302,7 +302,7 @@ mod tests {
         let t = d.poll_timeout().unwrap();
         // The expiry sends the first ACK, then the common tail (BO < minth: no spacing) one
         // more.
-        assert_eq!(d.on_timeout(t, 5.0).len(), 2);
+        assert_eq!(d.handle_timeout(t, 5.0).len(), 2);
         assert_eq!(d.queued(), 2);
         assert_eq!(d.poll_timeout(), None, "no spacing below minth: no timer");
         // Each further arrival inserts one and sends one: the backlog stays.

@@ -176,7 +176,7 @@ impl Host {
                     // The slot may fire before the sender's deadline (it moved later): then
                     // nothing expired. A timeout is spurious if the oldest outstanding segment
                     // already arrived, or arrives later in a copy sent before now.
-                    if let Some(t) = f.sender.on_timeout(now) {
+                    if let Some(t) = f.sender.handle_timeout(now) {
                         ctx.probe.on_timeout(now, flow, t.una);
                     }
                     self.after_sender(ctx, i);
@@ -186,7 +186,7 @@ impl Host {
                 let i = self.index(flow);
                 let f = &mut self.rx[i];
                 if f.timer.fire(generation) {
-                    let ack = f.receiver.on_timeout(now);
+                    let ack = f.receiver.handle_timeout(now);
                     self.after_receiver(ctx, i, ack);
                 }
             }

@@ -49,6 +49,7 @@ use crate::radio::lte::rlc::{Chunk, LteRlcEntity};
 use crate::radio::lte::sched::{Allocation, Candidate, PfScheduler, UlScheduler};
 use crate::radio::lte::tbs::{tbs_for_mcs, Channel};
 use crate::radio::lte::ul_mac::{bsr_bytes, bsr_index, UeUlMac, SHORT_BSR_BYTES};
+use crate::radio::TxOpportunity;
 use crate::results::{LteCellStats, LteStats, LteUeStats, RunResult};
 
 use super::{Ctx, NodeEvent};
@@ -769,7 +770,7 @@ impl LteNode {
         }
         self.packets.clear();
         ue.ue_rlc.drain_dropped(&mut self.packets);
-        let deadline = match (ue.enb_rlc.next_deadline(), ue.ue_rlc.next_deadline()) {
+        let deadline = match (ue.enb_rlc.poll_timeout(), ue.ue_rlc.poll_timeout()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
@@ -802,8 +803,8 @@ impl LteNode {
             if ue.timer_at == Some(t) {
                 ue.timer_at = None;
             }
-            ue.enb_rlc.on_timer(now);
-            ue.ue_rlc.on_timer(now);
+            ue.enb_rlc.handle_timeout(now);
+            ue.ue_rlc.handle_timeout(now);
             self.after_rlc(ctx, u);
         }
         // Blocks decoded in the previous TTI reach the peer RLC.
@@ -1209,7 +1210,8 @@ impl LteNode {
         let idx = self.pool.alloc(u, mcs, a.n_prb, a.tbs);
         let tb = &mut self.pool.tbs[idx as usize];
         tb.built = n;
-        ue.enb_rlc.poll_tx(now, room, &mut tb.chunks);
+        ue.enb_rlc
+            .poll_transmit(now, TxOpportunity::Bytes(room), &mut tb.chunks);
         if tb.chunks.is_empty() {
             self.pool.release(idx);
         } else {
@@ -1281,7 +1283,8 @@ impl LteNode {
         // The BSR counts what is left after this block and the ones built before it.
         tb.built = target;
         tb.phr = phr;
-        ue.ue_rlc.poll_tx(now, room, &mut tb.chunks);
+        ue.ue_rlc
+            .poll_transmit(now, TxOpportunity::Bytes(room), &mut tb.chunks);
         let buffered = ue.ul_buffered();
         let ctl = ue.mac.on_tti(n, buffered, a.tbs);
         ue.mac_tti = Some(n);

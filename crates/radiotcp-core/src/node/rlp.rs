@@ -145,8 +145,10 @@ impl RlpNode {
         self.slots += 1;
         let fwd_lost = self.fwd.advance();
         let rev_lost = self.rev.advance();
-        let fwd = self.iap.poll_slot(now);
-        let rev = self.mh_rlp.poll_slot(now);
+        let fwd = self.iap.poll_transmit(now, self.iap.slot_opportunity());
+        let rev = self
+            .mh_rlp
+            .poll_transmit(now, self.mh_rlp.slot_opportunity());
         let arrive = now + self.delay;
         for (frames, lost, to_mh) in [(fwd, fwd_lost, true), (rev, rev_lost, false)] {
             if lost {
@@ -160,7 +162,7 @@ impl RlpNode {
             }
         }
         ctx.schedule(now + self.slot, NodeEvent::Rlp(RlpEvent::Slot));
-        // An abort in poll_slot releases the data held behind the gap.
+        // An abort in poll_transmit releases the data held behind the gap.
         for pkt in self.mh_rlp.take_delivered() {
             ctx.send(pkt);
         }

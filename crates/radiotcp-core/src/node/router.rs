@@ -99,8 +99,8 @@ impl Router {
             return;
         };
         let now = ctx.now;
-        let out = b.ctrl.poll(now);
-        ctx.sync(&mut b.timer, b.ctrl.next_deadline(), |generation| {
+        let out = b.ctrl.poll_transmit(now);
+        ctx.sync(&mut b.timer, b.ctrl.poll_timeout(), |generation| {
             NodeEvent::Router(RouterEvent::BsTimer { generation })
         });
         let queued = b.ctrl.ack_queue_len() as f64;

@@ -147,7 +147,7 @@ impl UmtsNode {
                 if self.ack_timer.fire(generation) {
                     let now = ctx.now;
                     let bo = self.rnc.buffer_occupancy() as f64;
-                    let out = self.ack_ctrl.as_mut().map(|c| c.on_timeout(now, bo));
+                    let out = self.ack_ctrl.as_mut().map(|c| c.handle_timeout(now, bo));
                     self.forward_acks(ctx, out.unwrap_or_default());
                 }
             }
@@ -181,7 +181,7 @@ impl UmtsNode {
         let mut dequeue_drops = [0u64; BufferDrop::ALL.len()];
         let dl = self
             .rnc
-            .poll_tti_with(now, self.grant, &mut |sojourn, queued| match discipline
+            .poll_transmit_with(now, self.grant, &mut |sojourn, queued| match discipline
                 .on_dequeue(now, sojourn, queued)
             {
                 Some(reason) => {
@@ -225,7 +225,7 @@ impl UmtsNode {
     fn ue_poll(&mut self, now: Time) -> (Vec<Pdu>, bool) {
         let ul_lost = self.ul.advance();
         self.ue_rlc.take_dropped();
-        (self.ue_rlc.poll_tti(now, self.grant), ul_lost)
+        (self.ue_rlc.poll_transmit(now, self.grant), ul_lost)
     }
 
     /// PDUs sent in a TTI reach the other end one way later, unless the TTI is lost.

@@ -21,6 +21,18 @@ pub enum TxOpportunity {
 }
 
 impl TxOpportunity {
+    /// The octets of a transport block, for an entity whose PDUs have no fixed size (LTE
+    /// RLC builds PDUs to fit). Panics on `Pdus`: such an entity has no PDU size to count in.
+    #[inline]
+    pub fn octets(self) -> u32 {
+        match self {
+            TxOpportunity::Bytes(b) => b,
+            TxOpportunity::Pdus(_) => {
+                panic!("an entity with variable PDUs takes a grant in octets")
+            }
+        }
+    }
+
     /// The PDUs of `pdu_bytes` octets each (header included) that fit: an entity with
     /// fixed-size PDUs (RLC AM as configured for the DCH, RLP frames) fills that many; the
     /// octets left over are padding.

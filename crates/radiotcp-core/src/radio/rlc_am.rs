@@ -1,7 +1,7 @@
 //! UMTS RLC acknowledged mode (3GPP TS 25.322 subset; model-specs §2), sans-IO.
 //!
 //! One [`RlcAmEntity`] is one end of an AM bearer: a transmitter for the SDUs it is given and a
-//! receiver for the peer's PDUs. The MAC (the access node) calls [`RlcAmEntity::poll_tti`] once
+//! receiver for the peer's PDUs. The MAC (the access node) calls [`RlcAmEntity::poll_transmit`] once
 //! per TTI with its transmission opportunity ([`TxOpportunity`]), hands the peer's surviving PDUs to
 //! [`RlcAmEntity::on_pdus`], and collects the SDUs delivered in sequence. Timers (Timer_Poll,
 //! Timer_Poll_Prohibit, Timer_Status_Prohibit, Timer_MRW) are deadlines checked at each TTI:
@@ -295,8 +295,8 @@ impl RlcAmEntity {
     /// poll bit goes on the last data PDU of the TTI when a trigger fired and polling is not
     /// prohibited (§2.5). PDUs have a fixed size (Rel-99 AM on a DCH), so a grant in octets
     /// holds as many whole PDUs as fit.
-    pub fn poll_tti(&mut self, now: Time, op: TxOpportunity) -> Vec<Pdu> {
-        self.poll_tti_with(now, op, &mut |_, _| false)
+    pub fn poll_transmit(&mut self, now: Time, op: TxOpportunity) -> Vec<Pdu> {
+        self.poll_transmit_with(now, op, &mut |_, _| false)
     }
 
     /// Octets of one PDU on the air: the payload and the 16-bit AMD header.
@@ -304,16 +304,16 @@ impl RlcAmEntity {
         self.p.pdu_payload_bytes + AMD_HEADER_BYTES
     }
 
-    /// [`Self::poll_tti`] with a dequeue hook: when the transmission of an SDU is about to
+    /// [`Self::poll_transmit`] with a dequeue hook: when the transmission of an SDU is about to
     /// start, `dequeue(sojourn, queued_bytes)` is asked whether to drop it instead (CoDel
     /// drops at dequeue); `queued_bytes` counts the octets not yet sent behind it.
-    pub fn poll_tti_with(
+    pub fn poll_transmit_with(
         &mut self,
         now: Time,
         op: TxOpportunity,
         dequeue: &mut dyn FnMut(Time, u64) -> bool,
     ) -> Vec<Pdu> {
-        self.check_timers(now);
+        self.handle_timeout(now);
         let mut out: Vec<Pdu> = Vec::new();
         let slots = op.pdus(self.pdu_bytes());
         // 1. Control: STATUS (when not prohibited), MRW_ACK, MRW.
@@ -643,7 +643,10 @@ impl RlcAmEntity {
         });
     }
 
-    fn check_timers(&mut self, now: Time) {
+    /// Run the timers due at `now`: Timer_Poll (a poll goes on the next PDU) and the MRW
+    /// timer (the MRW is sent again). [`Self::poll_transmit`] runs this first, so a driver
+    /// that polls every TTI need not call it.
+    pub fn handle_timeout(&mut self, now: Time) {
         if let Some((deadline, _)) = self.poll_timer {
             if now >= deadline {
                 // Timer_Poll expired without a STATUS that stops it: poll again.
@@ -656,6 +659,13 @@ impl RlcAmEntity {
                 m.send = true;
             }
         }
+    }
+
+    /// The earliest running timer: Timer_Poll, or the MRW timer while its MRW waits.
+    pub fn poll_timeout(&self) -> Option<Time> {
+        let poll = self.poll_timer.map(|(t, _)| t);
+        let mrw = self.mrw.as_ref().filter(|m| !m.send).map(|m| m.deadline);
+        poll.into_iter().chain(mrw).min()
     }
 
     /// Apply a STATUS from the peer's receiver (§2.6, sender side).

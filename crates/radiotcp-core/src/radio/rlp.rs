@@ -3,11 +3,11 @@
 //! protocol" (VTC'99-Fall), sans-IO.
 //!
 //! One [`RlpEntity`] is one end of the radio link: a transmitter for the IP packets it is
-//! given and a receiver for the peer's frames. The scenario calls [`RlpEntity::poll_slot`] once
+//! given and a receiver for the peer's frames. The scenario calls [`RlpEntity::poll_transmit`] once
 //! per 20 ms traffic-channel frame slot, hands the peer's intact frames to
 //! [`RlpEntity::on_frames`], and collects the reassembled packets with
 //! [`RlpEntity::take_delivered`]. IS-707 counts its timers in 20 ms frames, so every timer is a
-//! deadline checked at the start of `poll_slot`: the entity needs no timer events.
+//! deadline checked at the start of `poll_transmit`: the entity needs no timer events.
 //!
 //! The NAK procedure follows the paper's "retransmission cycles": round i (i = 1..n) sends i NAK
 //! frames for a missing frame, one per slot, and starts a timer when the round's last NAK has
@@ -29,6 +29,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::engine::{millis, Time, NS_PER_S};
 use crate::packet::Packet;
+use crate::radio::TxOpportunity;
 
 /// The sender always keeps at least this many most recent frames, whatever their age: the
 /// IS-707 sequence space (8-bit SEQ), which is what a real RLP Type 1/2 sender can still
@@ -357,15 +358,15 @@ impl RlpEntity {
     // Slot
     // ------------------------------------------------------------------------------------
 
-    /// The frames this end sends in the 20 ms slot starting at `now` (at most
-    /// `frames_per_slot`), in priority order: NAKs, retransmissions, new data, idle
-    /// (model-specs §3.1). Timers are checked first, so a round that expires now sends its
-    /// NAKs in this slot. Call it once per slot, after handing in the frames that arrived by
-    /// `now`.
-    pub fn poll_slot(&mut self, now: Time) -> Vec<Frame> {
-        self.check_timers(now);
+    /// The frames this end sends in the 20 ms slot starting at `now`, as many as `op` holds
+    /// ([`Self::slot_opportunity`]: `frames_per_slot`; `Bytes(b)` holds b / frame payload
+    /// octets), in priority order: NAKs, retransmissions, new data, idle (model-specs §3.1).
+    /// Timers are checked first, so a round that expires now sends its NAKs in this slot.
+    /// Call it once per slot, after handing in the frames that arrived by `now`.
+    pub fn poll_transmit(&mut self, now: Time, op: TxOpportunity) -> Vec<Frame> {
+        self.handle_timeout(now);
         self.prune_sent(now);
-        let cap = self.p.frames_per_slot as usize;
+        let cap = op.pdus(self.p.frame_payload_bytes);
         let mut out = Vec::with_capacity(cap.min(16));
         // 1. Control: NAKs.
         self.build_naks(now, cap, &mut out);
@@ -506,7 +507,9 @@ impl RlpEntity {
     }
 
     /// Expired timers: the next round (i + 1 NAKs) or, after the last round, abort.
-    fn check_timers(&mut self, now: Time) {
+    /// Run the NAK timers due at `now`: T_ret starts the next round, T_abort after the last
+    /// round gives the frame up (model-specs §3.1). [`Self::poll_transmit`] runs this first.
+    pub fn handle_timeout(&mut self, now: Time) {
         let n = self.p.nak_rounds;
         let mut aborted_any = false;
         let mut abort = Vec::new();
@@ -530,6 +533,16 @@ impl RlpEntity {
         if aborted_any {
             self.advance_l_vn();
         }
+    }
+
+    /// The earliest running NAK timer (T_ret or T_abort).
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.nak_list.values().filter_map(|e| e.deadline).min()
+    }
+
+    /// A 20 ms slot's opportunity: `frames_per_slot` frames.
+    pub fn slot_opportunity(&self) -> TxOpportunity {
+        TxOpportunity::Pdus(self.p.frames_per_slot)
     }
 
     /// NAK frames for this slot: consecutive missing frames in the same state share one NAK
@@ -715,7 +728,7 @@ mod tests {
         e.offer_packet(0, pkt(1, 8));
         assert_eq!(e.queued_packets(), 2);
         assert_eq!(e.queued_bytes(), 23);
-        let f = e.poll_slot(0);
+        let f = e.poll_transmit(0, e.slot_opportunity());
         // 23 octets: 10 + 10 + 3 (short frame, no waiting for more data).
         let spans: Vec<(u64, u64, u32, Vec<u64>)> = f
             .iter()
@@ -753,7 +766,7 @@ mod tests {
         // A packet that ends mid-frame leaves the queue; one that only started stays.
         e.offer_packet(SLOT, pkt(2, 25));
         e.offer_packet(SLOT, pkt(3, 5));
-        let f = e.poll_slot(SLOT);
+        let f = e.poll_transmit(SLOT, e.slot_opportunity());
         assert_eq!(f.len(), 3);
         assert!(e.is_idle());
     }
@@ -776,7 +789,7 @@ mod tests {
         assert_eq!((rx.l_vn(), rx.l_vr()), (1, 3));
         let mut naks = Vec::new();
         for k in 0..20 {
-            for f in rx.poll_slot(k * SLOT) {
+            for f in rx.poll_transmit(k * SLOT, rx.slot_opportunity()) {
                 naks.push((k, f));
             }
             if rx.is_idle() {
@@ -802,7 +815,7 @@ mod tests {
         let mut sent = Vec::new();
         let mut k = 0;
         while !rx.is_idle() {
-            for f in rx.poll_slot(k * SLOT) {
+            for f in rx.poll_transmit(k * SLOT, rx.slot_opportunity()) {
                 sent.push((k, f));
             }
             k += 1;
@@ -811,6 +824,25 @@ mod tests {
         // Aborted when T_abort (3 slots) expires.
         assert_eq!(k, 4);
         assert_eq!(rx.stats().frames_aborted, 1);
+    }
+
+    /// The entity vocabulary: `poll_timeout` names T_abort's expiry once the last round's
+    /// NAK is out; `handle_timeout` before it changes nothing, at it aborts the frame.
+    #[test]
+    fn poll_timeout_names_the_nak_timer_and_handle_timeout_runs_it() {
+        let mut rx = RlpEntity::new(params(1, 1));
+        rx.on_frames(0, vec![data(1, 10, 10, vec![])]);
+        assert_eq!(rx.poll_timeout(), None, "no timer before the NAK is sent");
+        rx.poll_transmit(0, rx.slot_opportunity());
+        let due = rx
+            .poll_timeout()
+            .expect("T_abort runs after the last round");
+        assert_eq!(due, 3 * SLOT);
+        rx.handle_timeout(due - 1);
+        assert_eq!(rx.stats().frames_aborted, 0);
+        rx.handle_timeout(due);
+        assert_eq!(rx.stats().frames_aborted, 1);
+        assert_eq!(rx.poll_timeout(), None);
     }
 
     #[test]
@@ -822,7 +854,7 @@ mod tests {
         // An idle frame reveals 6..8 (tail losses).
         rx.on_frames(0, vec![Frame::Idle { next_seq: 9 }]);
         assert_eq!(rx.missing_frames(), 7);
-        let f = rx.poll_slot(0);
+        let f = rx.poll_transmit(0, rx.slot_opportunity());
         assert_eq!(
             f,
             vec![
@@ -833,7 +865,7 @@ mod tests {
         );
         let mut per_slot = Vec::new();
         for k in 1..40 {
-            let f = rx.poll_slot(k * SLOT);
+            let f = rx.poll_transmit(k * SLOT, rx.slot_opportunity());
             if !f.is_empty() {
                 assert!(f.iter().all(Frame::is_control));
                 per_slot.push((k, f.len()));
@@ -855,12 +887,12 @@ mod tests {
         let mut rx = RlpEntity::new(params(1, 3));
         rx.on_frames(0, vec![data(1, 10, 10, vec![])]);
         for k in 0..6 {
-            rx.poll_slot(k * SLOT); // round 1 NAK at 0, round 2's first NAK at 5
+            rx.poll_transmit(k * SLOT, rx.slot_opportunity()); // round 1 NAK at 0, round 2's first NAK at 5
         }
         assert_eq!(rx.stats().naks_sent, 2);
         rx.on_frames(6 * SLOT, vec![data(0, 0, 10, vec![])]);
         assert!(
-            rx.poll_slot(6 * SLOT).is_empty(),
+            rx.poll_transmit(6 * SLOT, rx.slot_opportunity()).is_empty(),
             "no second NAK of round 2"
         );
         assert_eq!(rx.stats().frames_recovered, 1);
@@ -877,16 +909,16 @@ mod tests {
         assert_eq!(hold, 2 * 5 * SLOT + 3 * SLOT + TX_HOLD_MARGIN);
         let mut k = 0;
         while e.queued_packets() > 0 {
-            e.poll_slot(k * SLOT);
+            e.poll_transmit(k * SLOT, e.slot_opportunity());
             k += 1;
         }
         // 20 000 octets in 2000 frames over 125 slots (2.5 s): all younger than the hold time
         // except the first slots.
-        e.poll_slot(k * SLOT);
+        e.poll_transmit(k * SLOT, e.slot_opportunity());
         let held = e.held_frames() as u64;
         assert!((MIN_HELD_FRAMES..2_000).contains(&held), "{held}");
         // Long after, only the last MIN_HELD_FRAMES remain (the 8-bit sequence space).
-        e.poll_slot(k * SLOT + 10 * NS_PER_S);
+        e.poll_transmit(k * SLOT + 10 * NS_PER_S, e.slot_opportunity());
         assert_eq!(e.held_frames() as u64, MIN_HELD_FRAMES);
         // A NAK for a pruned frame gets no retransmission; one for a held frame does.
         e.on_frames(0, vec![Frame::Nak { first: 0, last: 0 }]);
@@ -897,7 +929,7 @@ mod tests {
                 last: 1_999,
             }],
         );
-        let f = e.poll_slot((k + 1) * SLOT + 10 * NS_PER_S);
+        let f = e.poll_transmit((k + 1) * SLOT + 10 * NS_PER_S, e.slot_opportunity());
         assert_eq!(f.len(), 1);
         assert!(matches!(
             f[0],
@@ -917,7 +949,7 @@ mod tests {
         tx.offer_packet(0, pkt(0, 10));
         tx.offer_packet(0, pkt(1, 0));
         for k in 0..3 {
-            let f = tx.poll_slot(k * SLOT);
+            let f = tx.poll_transmit(k * SLOT, tx.slot_opportunity());
             rx.on_frames(k * SLOT, f);
         }
         let got: Vec<u64> = rx.take_delivered().iter().map(|p| p.seq).collect();

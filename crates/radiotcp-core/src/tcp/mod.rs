@@ -3,7 +3,7 @@
 //!
 //! Neither entity owns a clock, a socket or a scheduler: handlers take `now` and update state,
 //! [`TcpSender::poll_transmit`] hands out segments to put on the wire and `poll_timeout` tells
-//! the caller when to call `on_timeout`. Timers are deadlines kept as data, so nothing has to be
+//! the caller when to call `handle_timeout`. Timers are deadlines kept as data, so nothing has to be
 //! cancelled. Sequence numbers are 64-bit byte offsets starting at 0 (no SYN, no wrap-around):
 //! the connection is taken as established when the flow starts, as in ns-2's one-way TCP.
 //!

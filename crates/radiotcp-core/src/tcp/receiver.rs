@@ -329,7 +329,7 @@ impl TcpReceiver {
     }
 
     /// The delayed-ACK timer; returns the ACK if it is due.
-    pub fn on_timeout(&mut self, now: Time) -> Option<Ack> {
+    pub fn handle_timeout(&mut self, now: Time) -> Option<Ack> {
         match self.delack_deadline {
             Some(d) if d <= now => Some(self.send_ack()),
             _ => None,

@@ -3,7 +3,7 @@
 //!
 //! Neither entity owns a clock, a socket or a scheduler: handlers take `now` and update state,
 //! [`TcpSender::poll_transmit`] hands out segments to put on the wire and `poll_timeout` tells
-//! the caller when to call `on_timeout`. Timers are deadlines kept as data, so nothing has to be
+//! the caller when to call `handle_timeout`. Timers are deadlines kept as data, so nothing has to be
 //! cancelled. Sequence numbers are 64-bit byte offsets starting at 0 (no SYN, no wrap-around):
 //! the connection is taken as established when the flow starts, as in ns-2's one-way TCP.
 //!
@@ -1005,7 +1005,7 @@ impl TcpSender {
     /// Called at (or after) the deadline from `poll_timeout`. A deadline that has moved later
     /// makes this a no-op, so a stale wake-up is harmless.
     /// Returns what the expiry did, or `None` if nothing expired.
-    pub fn on_timeout(&mut self, now: Time) -> Option<Timeout> {
+    pub fn handle_timeout(&mut self, now: Time) -> Option<Timeout> {
         match self.rto_deadline {
             Some(d) if d <= now => {}
             _ => return None,

@@ -4,9 +4,9 @@
 //! One [`LteRlcEntity`] is one end of a radio bearer: a transmitter for the SDUs it is given
 //! and a receiver for the peer's PDUs. The cell driver moves SDUs in with
 //! [`LteRlcEntity::offer_sdu`], asks [`LteRlcEntity::buffer_status`] what a grant should hold,
-//! fills a grant with [`LteRlcEntity::poll_tx`], hands the peer's decoded transport blocks to
-//! [`LteRlcEntity::on_chunks`], runs [`LteRlcEntity::on_timer`] at
-//! [`LteRlcEntity::next_deadline`] and collects SDUs with [`LteRlcEntity::drain_delivered`].
+//! fills a grant with [`LteRlcEntity::poll_transmit`], hands the peer's decoded transport blocks to
+//! [`LteRlcEntity::on_chunks`], runs [`LteRlcEntity::handle_timeout`] at
+//! [`LteRlcEntity::poll_timeout`] and collects SDUs with [`LteRlcEntity::drain_delivered`].
 //!
 //! The octets of the transmitter's SDUs (each with its PDCP header) are numbered as one
 //! stream. A data PDU (SN = VT(S), §5.1.3.1.1) covers a contiguous stream range: segments of
@@ -34,6 +34,7 @@ use std::collections::VecDeque;
 use crate::engine::{Time, NS_PER_MS};
 use crate::error::ParamError;
 use crate::packet::Packet;
+use crate::radio::TxOpportunity;
 
 /// AM_Window_Size for the 10-bit SN (36.322 §7.2): no new AMD PDU with SN >= VT(A) + 512.
 pub const AM_WINDOW_SIZE: u32 = 512;
@@ -160,7 +161,7 @@ impl LteRlcParams {
 }
 
 /// One piece of what an entity sends in a grant. The chunks appended by one
-/// [`LteRlcEntity::poll_tx`] call travel together in one transport block and must be handed
+/// [`LteRlcEntity::poll_transmit`] call travel together in one transport block and must be handed
 /// to the peer's [`LteRlcEntity::on_chunks`] together, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Chunk {
@@ -199,7 +200,7 @@ pub struct LteRlcStats {
     pub bytes_sent: u64,
     /// SDU octets retransmitted.
     pub bytes_retransmitted: u64,
-    /// Every octet `poll_tx` used: data, RLC headers, STATUS and discard notices.
+    /// Every octet `poll_transmit` used: data, RLC headers, STATUS and discard notices.
     pub octets_used: u64,
     pub status_sent: u64,
     pub polls_sent: u64,
@@ -496,7 +497,7 @@ impl LteRlcEntity {
     /// Buffer occupancy (36.322 §4.5): the octets a grant needs to send everything pending in
     /// one go, headers included: a STATUS PDU if one is due and t-StatusProhibit is not
     /// running, a discard notice, the retransmissions (one AMD PDU or segment per SN piece,
-    /// with their LIs) and one new PDU with all new data. `poll_tx` with a grant of this size
+    /// with their LIs) and one new PDU with all new data. `poll_transmit` with a grant of this size
     /// uses exactly this many octets (unless the transmitting window stalls).
     pub fn buffer_status(&self) -> u64 {
         let bo = self.bo.get();
@@ -554,7 +555,7 @@ impl LteRlcEntity {
 
     /// The earliest running timer that has something to do: t-PollRetransmit, t-Reordering,
     /// and t-StatusProhibit while a STATUS waits for it.
-    pub fn next_deadline(&self) -> Option<Time> {
+    pub fn poll_timeout(&self) -> Option<Time> {
         let prohibit = self.status_prohibit_until.filter(|_| self.status_triggered);
         [
             self.poll_retransmit_at,
@@ -592,7 +593,7 @@ impl LteRlcEntity {
     // ------------------------------------------------------------------------------------
 
     /// Run every timer due at `now` (those restarted by an expiry and due again too).
-    pub fn on_timer(&mut self, now: Time) {
+    pub fn handle_timeout(&mut self, now: Time) {
         self.bo.set(BO_STALE);
         loop {
             let mut fired = false;
@@ -681,13 +682,14 @@ impl LteRlcEntity {
     // Transmitter
     // ------------------------------------------------------------------------------------
 
-    /// Fill a grant of `grant_bytes` octets: a STATUS PDU first, then (our addition) a discard
+    /// Fill a grant of `op` octets (`TxOpportunity::Bytes`): a STATUS PDU first, then (our addition) a discard
     /// notice, then retransmissions lowest octet first, then one new PDU (§5.1.3.1.1: control
     /// PDUs before retransmissions before new PDUs). The chunks are appended to `out` (never
     /// cleared); returns the octets used, never more than the grant. Poll bits follow §5.2.2.1.
-    pub fn poll_tx(&mut self, now: Time, grant_bytes: u32, out: &mut Vec<Chunk>) -> u32 {
+    pub fn poll_transmit(&mut self, now: Time, op: TxOpportunity, out: &mut Vec<Chunk>) -> u32 {
         self.bo.set(BO_STALE);
-        self.on_timer(now);
+        self.handle_timeout(now);
+        let grant_bytes = op.octets();
         let mut room = grant_bytes;
         if self.am() {
             if self.status_due() {
@@ -1046,7 +1048,7 @@ impl LteRlcEntity {
     /// The peer's chunks of one decoded transport block, in order.
     pub fn on_chunks(&mut self, now: Time, chunks: &[Chunk]) {
         self.bo.set(BO_STALE);
-        self.on_timer(now);
+        self.handle_timeout(now);
         let mut i = 0;
         while i < chunks.len() {
             match chunks[i] {
@@ -1077,7 +1079,7 @@ impl LteRlcEntity {
             i += 1;
         }
         self.after_reception(now);
-        self.on_timer(now);
+        self.handle_timeout(now);
     }
 
     fn on_data(&mut self, start: u64, len: u32, sdu_end: Option<Packet>, poll: bool) {
@@ -1327,7 +1329,7 @@ mod tests {
             e.buffer_status() > 0,
             "before the grant"
         );
-        let used = e.poll_tx(now, grant, &mut out);
+        let used = e.poll_transmit(now, TxOpportunity::Bytes(grant), &mut out);
         assert_eq!(
             e.has_data_to_send(),
             e.buffer_status() > 0,
@@ -1364,8 +1366,8 @@ mod tests {
             if a.is_idle() && b.is_idle() {
                 return t;
             }
-            a.on_timer(t);
-            b.on_timer(t);
+            a.handle_timeout(t);
+            b.handle_timeout(t);
             let (_, ca) = send(a, t, grant);
             let (_, cb) = send(b, t, grant);
             b.on_chunks(t, &ca);
@@ -1483,9 +1485,9 @@ mod tests {
         }
         // A gap below the highest octet: t-Reordering from the arrival of PDU 3. The polls
         // (PDUs 3, 7, 10) wait: HARQ may still fill the gap.
-        assert_eq!(b.next_deadline(), Some(38 * MS));
+        assert_eq!(b.poll_timeout(), Some(38 * MS));
         assert_eq!(b.buffer_status(), 0);
-        b.on_timer(38 * MS);
+        b.handle_timeout(38 * MS);
         assert_eq!(b.stats().t_reordering_expiries, 1);
         let (used, st) = send(&mut b, 38 * MS, 100);
         assert_eq!(used, 8);
@@ -1505,7 +1507,7 @@ mod tests {
         a.on_chunks(39 * MS, &st);
         // The whole PDU 2 again: an AMD PDU with its 2-octet header.
         assert_eq!(a.buffer_status(), 100);
-        assert_eq!(a.next_deadline(), None, "the STATUS reported POLL_SN");
+        assert_eq!(a.poll_timeout(), None, "the STATUS reported POLL_SN");
         let (used, c1) = send(&mut a, 39 * MS, 60);
         assert_eq!(used, 60);
         assert_eq!(c1, vec![data(2, 196, 56, None, false, true)]);
@@ -1526,8 +1528,8 @@ mod tests {
         assert_eq!(got, vec![pkt(0, 1000)]);
         // The poll's STATUS waits for t-StatusProhibit, started at 38 ms.
         assert_eq!(b.buffer_status(), 0);
-        assert_eq!(b.next_deadline(), Some(48 * MS));
-        b.on_timer(48 * MS);
+        assert_eq!(b.poll_timeout(), Some(48 * MS));
+        b.handle_timeout(48 * MS);
         let (_, st) = send(&mut b, 48 * MS, 100);
         assert_eq!(
             st,
@@ -1611,17 +1613,17 @@ mod tests {
         a.offer_sdu(0, pkt(0, 100));
         let (_, lost) = send(&mut a, 0, 200);
         assert_eq!(lost, vec![data(0, 0, 102, Some(pkt(0, 100)), true, false)]);
-        assert_eq!(a.next_deadline(), Some(45 * MS));
-        a.on_timer(44 * MS);
+        assert_eq!(a.poll_timeout(), Some(45 * MS));
+        a.handle_timeout(44 * MS);
         assert_eq!(a.buffer_status(), 0);
-        a.on_timer(45 * MS);
+        a.handle_timeout(45 * MS);
         assert_eq!(a.stats().poll_retransmit_expiries, 1);
         assert_eq!(a.buffer_status(), 104);
         let (used, c) = send(&mut a, 45 * MS, 200);
         assert_eq!(used, 104);
         assert_eq!(c, vec![data(0, 0, 102, Some(pkt(0, 100)), true, true)]);
         assert_eq!(a.retx_count(0), Some(0));
-        assert_eq!(a.next_deadline(), Some(90 * MS));
+        assert_eq!(a.poll_timeout(), Some(90 * MS));
         b.on_chunks(46 * MS, &c);
         let (_, st) = send(&mut b, 46 * MS, 100);
         assert_eq!(st, vec![Chunk::Status { ack: 102, nacks: 0 }]);
@@ -1647,8 +1649,8 @@ mod tests {
         let (used, none) = send(&mut b, 3 * MS, 200);
         assert_eq!((used, none.len()), (0, 0));
         assert_eq!(b.buffer_status(), 0);
-        assert_eq!(b.next_deadline(), Some(11 * MS));
-        b.on_timer(11 * MS);
+        assert_eq!(b.poll_timeout(), Some(11 * MS));
+        b.handle_timeout(11 * MS);
         assert_eq!(b.buffer_status(), 2);
         let (_, st) = send(&mut b, 11 * MS, 200);
         assert_eq!(st, vec![Chunk::Status { ack: 204, nacks: 0 }]);
@@ -1669,13 +1671,13 @@ mod tests {
             .all(|c| matches!(c, Chunk::Data { poll: false, .. })));
         // HARQ delivers PDU 1 before PDU 0.
         b.on_chunks(2 * MS, &c1);
-        assert_eq!(b.next_deadline(), Some(37 * MS));
+        assert_eq!(b.poll_timeout(), Some(37 * MS));
         b.on_chunks(3 * MS, &c0);
         let mut got = Vec::new();
         b.drain_delivered(&mut got);
         assert_eq!(seqs(&got), vec![0, 1]);
-        assert_eq!(b.next_deadline(), None, "t-Reordering stopped");
-        b.on_timer(40 * MS);
+        assert_eq!(b.poll_timeout(), None, "t-Reordering stopped");
+        b.handle_timeout(40 * MS);
         assert_eq!(b.buffer_status(), 0);
         assert!(b.is_idle());
         assert_eq!(b.stats().t_reordering_expiries, 0);
@@ -1691,7 +1693,7 @@ mod tests {
         let _lost = send(&mut a, 0, 104);
         let (_, c1) = send(&mut a, MS, 104);
         b.on_chunks(MS, &c1);
-        b.on_timer(36 * MS);
+        b.handle_timeout(36 * MS);
         let (_, st) = send(&mut b, 36 * MS, 100);
         assert_eq!(st.len(), 2);
         a.on_chunks(37 * MS, &st);
@@ -1721,7 +1723,7 @@ mod tests {
             }
         }
         b.on_chunks(6 * MS, &arrived);
-        b.on_timer(41 * MS);
+        b.handle_timeout(41 * MS);
         // Three holes need 2 + 3 x 6 octets.
         assert_eq!(b.buffer_status(), 20);
         let (used, st) = send(&mut b, 41 * MS, 14);
@@ -1756,7 +1758,7 @@ mod tests {
         let _lost = send(&mut a, 0, 104);
         let (_, c1) = send(&mut a, MS, 104);
         b.on_chunks(MS, &c1);
-        b.on_timer(36 * MS);
+        b.handle_timeout(36 * MS);
         let (_, st) = send(&mut b, 36 * MS, 100);
         assert_eq!(st[1], Chunk::Nack { start: 0, end: 102 });
         a.on_chunks(36 * MS, &st);
@@ -1768,7 +1770,7 @@ mod tests {
         let (_, c2) = send(&mut a, 38 * MS, 104);
         b.on_chunks(38 * MS, &c2);
         // The gap is still there: t-Reordering again, and the second NACK of PDU 0.
-        b.on_timer(73 * MS);
+        b.handle_timeout(73 * MS);
         let (_, st) = send(&mut b, 73 * MS, 100);
         assert_eq!(
             st,
@@ -1798,7 +1800,7 @@ mod tests {
         b.drain_delivered(&mut got);
         assert_eq!(seqs(&got), vec![1, 2]);
         // The receiver confirms with a STATUS (after t-StatusProhibit, started at 73 ms).
-        b.on_timer(83 * MS);
+        b.handle_timeout(83 * MS);
         let (_, st) = send(&mut b, 83 * MS, 100);
         assert_eq!(st, vec![Chunk::Status { ack: 306, nacks: 0 }]);
         a.on_chunks(83 * MS, &st);
@@ -1829,8 +1831,8 @@ mod tests {
         assert!(!a.is_idle());
         assert_eq!(a.buffer_status(), 0);
         // t-PollRetransmit, started with the notice at 74 ms, sends it again.
-        assert_eq!(a.next_deadline(), Some(119 * MS));
-        a.on_timer(119 * MS);
+        assert_eq!(a.poll_timeout(), Some(119 * MS));
+        a.handle_timeout(119 * MS);
         let (_, notice) = send(&mut a, 119 * MS, 100);
         assert_eq!(notice, vec![Chunk::Discard { below: 102 }]);
         b.on_chunks(119 * MS, &notice);
@@ -1869,8 +1871,8 @@ mod tests {
         assert!(a.is_idle(), "UM keeps nothing once sent");
         b.drain_delivered(&mut got);
         assert_eq!(seqs(&got), vec![0]);
-        assert_eq!(b.next_deadline(), Some(38 * MS));
-        b.on_timer(38 * MS);
+        assert_eq!(b.poll_timeout(), Some(38 * MS));
+        b.handle_timeout(38 * MS);
         b.drain_delivered(&mut got);
         assert_eq!(seqs(&got), vec![0, 2]);
         assert_eq!(b.stats().rx_sdus_lost, 1);
@@ -1892,7 +1894,7 @@ mod tests {
         let (_, cb) = send(&mut b, MS, 104);
         b.on_chunks(MS, &ca);
         a.on_chunks(MS, &cb);
-        b.on_timer(36 * MS);
+        b.handle_timeout(36 * MS);
         let (used, st) = send(&mut b, 36 * MS, 8);
         assert_eq!((used, st.len()), (8, 2));
         a.on_chunks(36 * MS, &st);
@@ -2117,8 +2119,8 @@ mod tests {
                     a.on_chunks(now, &c);
                 }
             }
-            a.on_timer(now);
-            b.on_timer(now);
+            a.handle_timeout(now);
+            b.handle_timeout(now);
             for to_b in [true, false] {
                 let grant = sc.grant_lo + d.below((sc.grant_hi - sc.grant_lo + 1) as u64) as u32;
                 let e = if to_b { &mut a } else { &mut b };
@@ -2149,8 +2151,8 @@ mod tests {
             tti += 1;
             if air.is_empty() && a.buffer_status() == 0 && b.buffer_status() == 0 {
                 let next = [
-                    a.next_deadline().map(|t| t.div_ceil(MS)),
-                    b.next_deadline().map(|t| t.div_ceil(MS)),
+                    a.poll_timeout().map(|t| t.div_ceil(MS)),
+                    b.poll_timeout().map(|t| t.div_ceil(MS)),
                     ta.get(ia).copied(),
                     tb.get(ib).copied(),
                 ]
