@@ -40,6 +40,8 @@ pub struct Net {
     routes: Vec<Vec<Port>>,
     /// Flows per UE host (see [`host_of_flow`]).
     flows_per_ue: u32,
+    /// hosts[h]: the node of host h (the server is host 0, the UEs 1, 2, ...).
+    hosts: Vec<NodeId>,
 }
 
 /// A link direction's event.
@@ -72,9 +74,17 @@ impl Net {
             links,
             routes: Vec::new(),
             flows_per_ue,
+            hosts: hosts.to_vec(),
         };
         net.compute_routes(nodes, hosts, attached);
         net
+    }
+
+    /// The node of host `host` (the server is host 0, UE u is host u + 1): what a driver asks
+    /// instead of counting on a node numbering.
+    #[inline]
+    pub fn node_of_host(&self, host: HostId) -> NodeId {
+        self.hosts[host as usize]
     }
 
     /// The host that receives flow `flow` ([`host_of_flow`]).

@@ -254,7 +254,12 @@ impl Sim {
         &self.probe
     }
 
-    /// A node, by the numbering of [`crate::topology::build`] (the server is node 0).
+    /// The runtime network (links, routes, which node holds which host).
+    pub fn net(&self) -> &Net {
+        &self.net
+    }
+
+    /// A node (`Net::node_of_host` finds a host's).
     pub fn node(&self, n: NodeId) -> &Node {
         &self.nodes[n as usize]
     }
@@ -264,7 +269,7 @@ impl Sim {
         &mut self.nodes[n as usize]
     }
 
-    /// Number of nodes; the client host is the last.
+    /// Number of nodes.
     pub fn node_count(&self) -> usize {
         self.nodes.len()
     }

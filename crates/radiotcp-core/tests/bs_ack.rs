@@ -107,13 +107,14 @@ struct EndState {
 fn transfer(cfg: &ScenarioConfig, seed: u64, bytes: u64) -> EndState {
     cfg.validate().expect("a valid configuration");
     let mut sim = topology::build(cfg, seed, 0, &RunOptions::default());
-    // Node numbering of topology::build: server (FH), the router before link 1 (BS), client.
-    let Node::Host(fh) = sim.node_mut(0) else {
-        panic!("node 0 is the server")
+    // The server (FH) is host 0, the client (MH) host 1; the BS is the router before link 1.
+    let (fh_node, mh_node) = (sim.net().node_of_host(0), sim.net().node_of_host(1));
+    let Node::Host(fh) = sim.node_mut(fh_node) else {
+        panic!("host 0 is the server")
     };
     fh.set_app_limit(0, bytes);
     sim.advance(&mut || false).unwrap();
-    let Node::Host(fh) = sim.node(0) else {
+    let Node::Host(fh) = sim.node(fh_node) else {
         unreachable!()
     };
     let sender_done = fh.sender(0).unwrap().is_done();
@@ -122,8 +123,8 @@ fn transfer(cfg: &ScenarioConfig, seed: u64, bytes: u64) -> EndState {
     };
     let ctl = bs.bs_ack().expect("the controller runs at the BS");
     let (held_dup_acks, bs) = (ctl.held_dup_acks() as u64, ctl.stats().clone());
-    let Node::Host(mh) = sim.node(sim.node_count() as u32 - 1) else {
-        panic!("the last node is the client")
+    let Node::Host(mh) = sim.node(mh_node) else {
+        panic!("host 1 is the client")
     };
     let rcv = mh.receiver(0).unwrap();
     let (rcv_nxt, ooo_bytes) = (rcv.rcv_nxt(), rcv.ooo_bytes());

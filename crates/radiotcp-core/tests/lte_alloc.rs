@@ -16,10 +16,10 @@ use radiotcp_core::node::Node;
 use radiotcp_core::sim::Sim;
 use radiotcp_core::{topology, RunOptions};
 
-/// Retransmissions and timeouts of every flow so far (the server is node 0).
+/// Retransmissions and timeouts of every flow so far (the server is host 0).
 fn losses(sim: &Sim, flows: u32) -> u64 {
-    let Node::Host(server) = sim.node(0) else {
-        panic!("node 0 is the server");
+    let Node::Host(server) = sim.node(sim.net().node_of_host(0)) else {
+        panic!("host 0 is the server");
     };
     (0..flows)
         .map(|f| {

@@ -28,7 +28,7 @@ use radiotcp_core::{topology, RunOptions};
 pub type DataDrop = Box<dyn FnMut(&Segment, u32) -> bool>;
 pub type AckDrop = Box<dyn FnMut(u64, &Ack) -> bool>;
 
-/// Node numbers of a one-link topology: the server sends flow 0 to the client.
+/// Hosts of a one-link topology: the server sends flow 0 to the client.
 const SERVER: u32 = 0;
 const CLIENT: u32 = 1;
 
@@ -191,9 +191,9 @@ impl Harness {
     }
 
     fn server_mut<'a>(&self, sim: &'a mut Sim) -> &'a mut radiotcp_core::node::Host {
-        match sim.node_mut(SERVER) {
+        match sim.node_mut(sim.net().node_of_host(SERVER)) {
             Node::Host(h) => h,
-            _ => unreachable!("node 0 is the server"),
+            _ => unreachable!("host 0 is the server"),
         }
     }
 
@@ -202,14 +202,14 @@ impl Harness {
     }
 
     pub fn snd(&self) -> &TcpSender {
-        match self.sim().node(SERVER) {
+        match self.sim().node(self.sim().net().node_of_host(SERVER)) {
             Node::Host(h) => h.sender(0).unwrap(),
             _ => unreachable!(),
         }
     }
 
     pub fn rcv(&self) -> &TcpReceiver {
-        match self.sim().node(CLIENT) {
+        match self.sim().node(self.sim().net().node_of_host(CLIENT)) {
             Node::Host(h) => h.receiver(0).unwrap(),
             _ => unreachable!(),
         }
