@@ -27,7 +27,7 @@ from rich.text import Text
 
 from .errors import ConfigError
 from .store import DEFAULT_STORE, Store
-from .sweep import SweepResult, load_sweep, read_sweep, run_sweep
+from .sweep import SweepResult, load_sweep, read_sweep, run_sweep, write_csv
 
 EXIT_OK = 0
 
@@ -167,11 +167,9 @@ def _print_points(
 
 
 def _write_tables(res: SweepResult, folder: Path) -> list[Path]:
-    from .reproduce import _write_csv
-
     folder.mkdir(parents=True, exist_ok=True)
-    _write_csv(folder / "runs.csv", res.rows())
-    _write_csv(folder / "points.csv", res.points())
+    write_csv(folder / "runs.csv", res.rows())
+    write_csv(folder / "points.csv", res.points())
     return [folder / "runs.csv", folder / "points.csv"]
 
 
@@ -243,9 +241,7 @@ def cmd_results(args: argparse.Namespace, out: Console, err: Console) -> int:
     )
     dest.parent.mkdir(parents=True, exist_ok=True)
     if args.format == "csv":
-        from .reproduce import _write_csv
-
-        _write_csv(dest, rows)
+        write_csv(dest, rows)
     else:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -257,7 +253,6 @@ def cmd_results(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 def cmd_plot(args: argparse.Namespace, out: Console, err: Console) -> int:
     from . import plots
-    from .reproduce import _plot_points
 
     with _store(args) as store:
         res = read_sweep(store, args.name)
@@ -270,13 +265,13 @@ def cmd_plot(args: argparse.Namespace, out: Console, err: Console) -> int:
             )
     if args.metric is None:
         fig = plots.plot_goodput_delay(
-            _plot_points(res, ["goodput_kbps", "delay_mean_ms"]), args.x, args.group
+            res.plot_points(["goodput_kbps", "delay_mean_ms"]), args.x, args.group
         )
     else:
         if args.metric not in res.metrics:
             raise ConfigError("--metric", args.metric, "a metric of the sweep (see results export)")
         fig = plots.plot_metric_vs_param(
-            _plot_points(res, [args.metric]), args.x, args.metric, args.group
+            res.plot_points([args.metric]), args.x, args.metric, args.group
         )
     path = plots.save(fig, args.output)
     out.print(f"figure written to {path}", highlight=False)
