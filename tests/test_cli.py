@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from radiotcp import cli
+from radiotcp.cli import single
 from radiotcp.config import ScenarioConfig, load, to_dict
 
 from .conftest import PRESET, REPO, run_cli
@@ -154,7 +155,7 @@ def test_cli_interrupt_in_process(monkeypatch, capsys):
     def boom(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "run", boom)
+    monkeypatch.setattr(single, "run", boom)
     code = cli.main(["run", str(PRESET)])
     assert code == 130
     err = capsys.readouterr().err
@@ -203,7 +204,7 @@ def test_results_payload_cleans_nan():
     import radiotcp
 
     res = radiotcp.run({"simulation": {"duration_s": 5.0}})
-    doc = cli.results_payload(res, "x.toml")
+    doc = single.results_payload(res, "x.toml")
     json.dumps(doc, allow_nan=False)
     assert doc["metrics"]["goodput_kbps"]["ci90_half_width"] is None
     assert doc["config"] == to_dict(
