@@ -192,11 +192,12 @@ def test_the_cli_reports_a_simulation_error_and_writes_the_configuration(
     monkeypatch, capsys, tmp_path
 ):
     from radiotcp import cli
+    from radiotcp.cli import single
 
     def failing_run(cfg, **_kw):
         raise SimulationError("boom", 7, 2, to_core_json(cfg))
 
-    monkeypatch.setattr(cli, "run", failing_run)
+    monkeypatch.setattr(single, "run", failing_run)
     monkeypatch.setattr(cli.tempfile, "gettempdir", lambda: str(tmp_path))
     assert cli.main(["run", str(PRESET)]) == cli.EXIT_BUG
     err = capsys.readouterr().err

@@ -1,4 +1,5 @@
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -8,6 +9,7 @@ import numpy as np
 import pytest
 
 from radiotcp import cli
+from radiotcp.cli import single
 from radiotcp.config import ScenarioConfig, load, to_dict
 
 from .conftest import PRESET, REPO, run_cli
@@ -24,6 +26,34 @@ def test_help_lists_commands_and_examples():
     for opt in ("--set", "--runs", "--seed", "--json", "--show-config", "--traces"):
         assert opt in r.stdout
     assert "flows.count=4" in r.stdout
+
+
+# What the commands import when they run, never for their help.
+HEAVY = ("numpy", "pydantic", "rich", "scipy", "matplotlib", "dask", "distributed", "pyarrow")
+COMMANDS = ("run", "validate", "sweep", "results", "plot", "reproduce", "emulate")
+
+
+@pytest.mark.parametrize("command", [(), *[(c,) for c in COMMANDS], ("emulate-compare",)])
+def test_help_imports_no_heavy_library(command):
+    """`radiotcp --help` and `radiotcp COMMAND --help` import none of the libraries the
+    commands need (-X importtime lists every module imported)."""
+    env = dict(os.environ, COLUMNS="200", NO_COLOR="1")
+    r = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "radiotcp", *command, "--help"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    imported = {
+        line.rsplit("|", 1)[-1].strip().split(".")[0]
+        for line in r.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    assert "radiotcp" in imported  # the listing is there
+    assert sorted(imported & set(HEAVY)) == []
 
 
 def test_validate_preset():
@@ -154,7 +184,7 @@ def test_cli_interrupt_in_process(monkeypatch, capsys):
     def boom(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "run", boom)
+    monkeypatch.setattr(single, "run", boom)
     code = cli.main(["run", str(PRESET)])
     assert code == 130
     err = capsys.readouterr().err
@@ -203,7 +233,7 @@ def test_results_payload_cleans_nan():
     import radiotcp
 
     res = radiotcp.run({"simulation": {"duration_s": 5.0}})
-    doc = cli.results_payload(res, "x.toml")
+    doc = single.results_payload(res, "x.toml")
     json.dumps(doc, allow_nan=False)
     assert doc["metrics"]["goodput_kbps"]["ci90_half_width"] is None
     assert doc["config"] == to_dict(

@@ -66,7 +66,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
 def _models(cls: type[BaseModel]) -> Iterator[type[BaseModel]]:
     yield cls
     for f in cls.model_fields.values():
-        for variant in C._variants(f.annotation).values():
+        for variant in C.variants(f.annotation).values():
             yield from _models(variant)
         _kind, sub = C._sub_model(f.annotation)
         if sub is not None:
@@ -141,7 +141,7 @@ def _leaves(cls: type[BaseModel], prefix: str, setup: tuple[tuple[str, Any], ...
         default = f.get_default(call_default_factory=True)
         own = (default,) if isinstance(default, int | float | str) else ()
         out.append((path, setup, own + _extras(f.annotation)))
-        variants = C._variants(f.annotation)
+        variants = C.variants(f.annotation)
         if variants:
             # A tagged choice: the keys of every kind, with the kind set first.
             for kind, model in variants.items():

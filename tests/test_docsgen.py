@@ -12,7 +12,8 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from radiotcp import docsgen
-from radiotcp.config import ChannelConfig, RlpConfig, ScenarioConfig, _variants
+from radiotcp.config import ChannelConfig, RlpConfig, ScenarioConfig
+from radiotcp.config import variants as variants_of
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "usage.md"
 REGENERATE = "run `python -m radiotcp.docsgen` to regenerate the table in docs/usage.md"
@@ -77,7 +78,7 @@ def _resolve(key: str, kind: str | None = None) -> FieldInfo:
         if get_origin(field.annotation) is list and _is_model(inner) and i < len(parts):
             assert parts[i] == "<i>", f"{key}: a list of tables is addressed as <i>"
             i += 1
-        variants = _variants(field.annotation)
+        variants = variants_of(field.annotation)
         if variants:
             if parts[i:] == ["kind"]:
                 return field  # `access.kind` is the choice itself: its row is the field's
@@ -93,7 +94,7 @@ def _leaf_keys(model: type[BaseModel], prefix: str = "", kind: str | None = None
     for name, field in model.model_fields.items():
         inner = _unwrap(field.annotation)
         key = f"{prefix}{name}"
-        variants = _variants(field.annotation)
+        variants = variants_of(field.annotation)
         if variants:
             out.add((f"{key}.kind", kind))
             for k, cls in variants.items():

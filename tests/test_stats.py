@@ -79,11 +79,12 @@ def test_t_quantile_matches_scipy(p):
 
 def test_the_cli_imports_no_heavy_library():
     """`radiotcp --help`, `validate` and `run` start without scipy, matplotlib or dask: they
-    are imported by the commands that need them (plots, sweeps on a cluster)."""
+    are imported by the commands that need them (plots, sweeps on a cluster). Importing the
+    package and the command loads neither numpy nor pydantic either (the commands do)."""
+    heavy = ("scipy", "matplotlib", "dask", "distributed", "pandas", "numpy", "pydantic")
     code = (
         "import sys, radiotcp.cli, radiotcp; "
-        "print(','.join(m for m in ('scipy', 'matplotlib', 'dask', 'distributed', 'pandas') "
-        "if m in sys.modules))"
+        f"print(','.join(m for m in {heavy!r} if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

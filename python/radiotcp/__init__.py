@@ -14,12 +14,35 @@ statistics (:mod:`radiotcp.stats`) and provides the ``radiotcp`` command (:mod:`
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from . import _core
-from .config import ScenarioConfig, load
 from .errors import ConfigError, SimulationError
 from .run import Results, run
 
+if TYPE_CHECKING:
+    from .config import ScenarioConfig, load
+
 __version__ = _core.version()
+
+# Loaded on first use: the configuration models need pydantic, which `radiotcp --help` and
+# `import radiotcp` alone do not.
+_FROM_CONFIG = ("ScenarioConfig", "load")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_CONFIG:
+        from . import config
+
+        value = getattr(config, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_FROM_CONFIG})
+
 
 __all__ = [
     "ConfigError",

@@ -1,7 +1,24 @@
-"""Type stub of the compiled binding ``radiotcp._core`` (crates/radiotcp-py)."""
+"""Type stub of the compiled binding ``radiotcp._core`` (crates/radiotcp-py/src/lib.rs and
+emulation.rs). tests/test_stub.py checks it against the built extension (mypy.stubtest)."""
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from os import PathLike
+from typing import Any, final
+
+# The names the module's __all__ holds (pyo3 lists every function and class it adds).
+__all__ = [
+    "Emulation",
+    "_panic_for_test",
+    "ack_t_id_ms",
+    "check_config",
+    "default_config_json",
+    "default_section_json",
+    "lte_mcs_sinr_db",
+    "simulate",
+    "simulate_metrics",
+    "source_hash",
+    "version",
+]
 
 def simulate(
     config_json: str,
@@ -11,7 +28,10 @@ def simulate(
     *,
     max_events: int | None = None,
     max_wall_s: float | None = None,
-    progress: Callable[[float, int], None] | None = None,
+    progress: Callable[[float, int], object] | None = None,
+    pcap_dir: str | PathLike[str] | None = None,
+    pcap_points: Sequence[str] | None = None,
+    pcap_snaplen: int = 128,
 ) -> dict[str, Any]:
     """Run one replication of a fully resolved configuration (JSON).
 
@@ -24,34 +44,79 @@ def simulate(
 
     Budget: ``max_events`` / ``max_wall_s`` end the run early with the statistics so far and
     ``halted`` = "max_events" / "max_wall_time" (the key is absent for a complete run);
-    ``progress(simulated_s, events)`` is called at most every 0.2 s of wall time. A panic in
-    the core raises ``radiotcp.SimulationError``.
+    ``progress(simulated_s, events)`` is called at most every 0.2 s of wall time (an
+    exception it raises interrupts the run). A panic in the core raises
+    ``radiotcp.SimulationError``.
+
+    pcap export: ``pcap_dir`` and ``pcap_points`` ("server" by default, "ue", or a link's
+    name) write ``<pcap_dir>/<point>-run<run_index>.pcap`` per point, headers of
+    ``pcap_snaplen`` bytes at most; the result's ``pcap`` lists the files and their packet
+    counts. OSError if a file cannot be written.
     """
 
 def simulate_metrics(config_json: str, seed: int, run_index: int) -> tuple[str, float]:
     """Run one replication; return its flat metrics as JSON text (NaN as ``NaN``) and the
     wall time of the simulation proper. Raises like :func:`simulate`."""
 
+def lte_mcs_sinr_db(mcs: int) -> float:
+    """SINR (dB) at which downlink MCS `mcs` (0..=28) reaches 10 % BLER. ``ValueError`` for
+    another MCS."""
+
+def ack_t_id_ms(config_json: str, bo: Sequence[float]) -> list[float]:
+    """The ACK rate control's inter-departure time t_id (ms) at each buffer occupancy in
+    ``bo`` (SDUs), for the ``access.ack_control`` settings of ``config_json`` (a UMTS
+    access; ``radiotcp.ConfigError`` otherwise). All zeros when the mode is ``none``."""
+
 def default_config_json() -> str:
     """JSON of the core's default configuration (the wired-384k preset with one flow)."""
 
 def default_section_json(name: str) -> str:
-    """JSON of the Rust ``Default`` of one configuration section type, by name: "scenario",
-    "simulation", "tcp", "flows", "link", "queue", "variable_delay", "delay_level", "spike",
-    "wired", "umts", "channel", "rlc", "buffer", "red", "sbd", "codel", "pie", "ack_control",
-    "rlp" or "bs_ack" ("wired", "umts" and "rlp" are access tables, with their ``kind``).
-    Raises ``ValueError`` for another name."""
+    """JSON of the Rust ``Default`` of one configuration section type, by name ("scenario",
+    "simulation", "tcp", "tcp.profile.NAME", "flows", "link", "queue", "wired", "umts",
+    "rlp", "lte", ...; the list is in crates/radiotcp-py/src/lib.rs). Raises ``ValueError``
+    for another name."""
 
 def check_config(config_json: str) -> None:
     """Parse and validate a resolved configuration (JSON) as :func:`simulate` does, without
     running it. Raises ``radiotcp.ConfigError`` naming the first problem."""
 
-def lte_mcs_sinr_db(mcs: int) -> float:
-    """SINR (dB) at which downlink MCS `mcs` (0..=28) reaches 10 % BLER."""
-
 def version() -> str:
     """Version of the Rust core crate."""
+
+def source_hash() -> str:
+    """Fingerprint of the core's source this extension was built from (16 hex digits)."""
 
 def _panic_for_test(config_json: str, seed: int, run_index: int) -> None:
     """Run like :func:`simulate` but panic inside the run: always raises
     ``radiotcp.SimulationError`` (the test that a core panic becomes that exception)."""
+
+@final
+class Emulation:
+    """The emulated network between a server-side and a UE-side TUN device.
+
+    Creating it creates both devices (in the caller's network namespace) and the emulator of
+    the scenario's network; ``start(max_seconds=None)`` runs it on a thread; ``stop()`` ends
+    it and returns the report (a dict: ``down``, ``up``, ``flows``, ``lag``, ``model``,
+    ``metrics``, ``traces``, ``pcap``, ...). OSError if the devices cannot be created (no
+    ``/dev/net/tun``, no CAP_NET_ADMIN, a name taken); ``radiotcp.ConfigError`` for a
+    scenario the emulation cannot carry.
+    """
+
+    def __new__(
+        cls,
+        config_json: str,
+        server_tun: str,
+        ue_tun: str,
+        seed: int = 1,
+        traces: bool = False,
+        pcap_dir: str | PathLike[str] | None = None,
+    ) -> Emulation: ...
+    def start(self, max_seconds: float | None = None) -> None:
+        """Start the emulator's thread; it runs until ``stop()`` or for ``max_seconds`` at
+        most. RuntimeError if it has already been started."""
+
+    def running(self) -> bool:
+        """Whether the emulator's thread is still running."""
+
+    def stop(self) -> dict[str, Any]:
+        """End the emulation and return its report. RuntimeError if it is not running."""

@@ -61,6 +61,7 @@ __all__ = [
     "to_dict",
     "to_toml",
     "validate_dict",
+    "variants",
 ]
 
 U32_MAX = 2**32 - 1
@@ -1496,7 +1497,7 @@ def _allowed_keys(cls: type[BaseModel], prefix: str) -> str:
     return ", ".join(f"{prefix}{k}" if prefix else k for k in cls.model_fields)
 
 
-def _variants(ann: Any) -> dict[str, type[BaseModel]]:
+def variants(ann: Any) -> dict[str, type[BaseModel]]:
     """The models of a tagged choice by their ``kind`` (empty if ``ann`` is not one)."""
     out: dict[str, type[BaseModel]] = {}
     for a in get_args(ann):
@@ -1534,14 +1535,14 @@ def _model_at(loc: Sequence[Any], kinds: Mapping[str, str] | None = None) -> typ
             return None
         path.append(str(part))
         ann = _field_ann(cls, part)
-        variants = _variants(ann)
-        if variants:
-            if i < len(parts) and parts[i] in variants:
-                cls = variants[str(parts[i])]
+        choices = variants(ann)
+        if choices:
+            if i < len(parts) and parts[i] in choices:
+                cls = choices[str(parts[i])]
                 i += 1
             else:
                 kind = (kinds or {}).get(".".join(path))
-                cls = variants.get(kind) if kind is not None else None
+                cls = choices.get(kind) if kind is not None else None
                 if cls is None:
                     return None
             continue
@@ -1566,9 +1567,9 @@ def _strip_tags(loc: Sequence[Any]) -> list[Any]:
         ):
             continue
         ann = _field_ann(cls, part)
-        variants = _variants(ann)
-        if variants and i < len(parts) and parts[i] in variants:
-            cls = variants[str(parts[i])]
+        choices = variants(ann)
+        if choices and i < len(parts) and parts[i] in choices:
+            cls = choices[str(parts[i])]
             i += 1
             continue
         _kind, sub = _sub_model(ann)
@@ -1599,7 +1600,7 @@ def _unknown_key(
     if owner is not None and plain[-1] in owner.model_fields and "kind" in cls.model_fields:
         others = [
             k
-            for k, m in _variants(_field_ann(owner, str(plain[-1]))).items()
+            for k, m in variants(_field_ann(owner, str(plain[-1]))).items()
             if name in m.model_fields and m is not cls
         ]
         if others:
@@ -1731,14 +1732,14 @@ def fill_defaults(raw: Mapping[str, Any], cls: type[BaseModel] = ScenarioConfig)
             out[name] = profile[name]
             continue
         kind, sub = _sub_model(f.annotation)
-        variants = _variants(f.annotation)
+        choices = variants(f.annotation)
         if name in raw:
             v = raw[name]
-            if variants and isinstance(v, Mapping):
+            if choices and isinstance(v, Mapping):
                 # A tagged choice: the defaults of the chosen kind (an unknown kind is left
                 # for validation to report).
                 default_kind = f.get_default(call_default_factory=True).kind
-                chosen = variants.get(str(v.get("kind", default_kind)))
+                chosen = choices.get(str(v.get("kind", default_kind)))
                 if chosen is not None:
                     tag = chosen.model_fields["kind"].default
                     out[name] = fill_defaults({"kind": tag, **v}, chosen)

@@ -22,8 +22,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from .config import ScenarioConfig
-from .config import _variants as variants_of
+from .config import ScenarioConfig, variants
 
 __all__ = [
     "BEGIN_MARKER",
@@ -125,11 +124,11 @@ def iter_rows(
         default = getattr(instance, name) if instance is not None else _field_default(field)
         ann, optional = _split_optional(field.annotation)
 
-        variants = variants_of(ann)
-        if variants:
-            kinds = " / ".join(_format_default(k) for k in variants)
+        choices = variants(ann)
+        if choices:
+            kinds = " / ".join(_format_default(k) for k in choices)
             yield f"{key}.kind", kinds, _format_default(default.kind), meaning
-            for kind, cls in variants.items():
+            for kind, cls in choices.items():
                 yield from _variant_rows(cls, f"{key}.", scope + kind_scope(kind))
             continue
 

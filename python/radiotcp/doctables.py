@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .reproduce import DocTable, Recipe, _same, find_recipe, run_recipe
+from .reproduce import DocTable, Recipe, find_recipe, matches, run_recipe
 from .store import Store
 from .sweep import SweepResult
 
@@ -75,10 +75,6 @@ def _fill(template: str, point: Mapping[str, Any]) -> str:
     return _FIELD.sub(sub, template)
 
 
-def _matches(point: Mapping[str, Any], where: Mapping[str, Any]) -> bool:
-    return all(k not in point or _same(point[k], v) for k, v in where.items())
-
-
 def _key(point: Mapping[str, Any], keys: Sequence[str]) -> str | None:
     if any(k not in point for k in keys):
         return None
@@ -108,7 +104,7 @@ def render(
     """The markdown of table `t` from the sweep's `points` (and baseline `before` rows)."""
     if t.per_ue:
         points, before = per_ue(points), per_ue(before)
-    pts = [p for p in points if _matches(p, t.where)]
+    pts = [p for p in points if matches(p, t.where)]
     # Rows in the order of first appearance (or `row_order`), each mapping column -> point.
     rows: dict[str, dict[str, Mapping[str, Any]]] = {}
     labels: dict[str, str] = {}

@@ -23,7 +23,6 @@ per point), every figure as PNG and SVG, and ``report.md`` with the table of num
 
 from __future__ import annotations
 
-import csv
 import math
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -37,9 +36,9 @@ from . import _core
 from .config import load, load_toml, read_toml_text, to_core_json
 from .errors import ConfigError
 from .store import Store
-from .sweep import SweepResult, SweepSpec, build_version, run_sweep
+from .sweep import SweepResult, SweepSpec, build_version, run_sweep, write_csv
 
-__all__ = ["Recipe", "find_recipe", "list_recipes", "recipe_dirs", "reproduce"]
+__all__ = ["Recipe", "find_recipe", "list_recipes", "matches", "recipe_dirs", "reproduce"]
 
 
 class Figure(BaseModel):
@@ -285,35 +284,16 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
+def matches(point: Mapping[str, Any], where: Mapping[str, Any]) -> bool:
+    """Whether a point's parameters match every ``where`` value, compared as TOML writes them
+    (1 == 1.0; strings and booleans exactly). Keys the point lacks are not compared, so a
+    baseline over fewer keys still matches."""
+    return all(k not in point or _same(point[k], v) for k, v in where.items())
+
+
 def _select(points: Sequence[dict[str, Any]], where: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The points whose parameters match every ``where`` value (keys a point lacks are not
-    compared, so a baseline over fewer keys still matches)."""
-    return [p for p in points if all(k not in p or _same(p[k], v) for k, v in where.items())]
-
-
-def _plot_points(res: SweepResult, metrics: Sequence[str]) -> list[dict[str, Any]]:
-    """Points in the form the plotting functions take: metric -> {mean, ci90_half_width, n}."""
-    out = []
-    for row in res.points():
-        p: dict[str, Any] = {k: row[k] for k in res.param_names()}
-        for m in metrics:
-            p[m] = {
-                "mean": row.get(m, math.nan),
-                "ci90_half_width": row.get(f"{m}.ci90", math.nan),
-                "n": row.get(f"{m}.n", 0),
-            }
-        out.append(p)
-    return out
-
-
-def _write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
-    cols: dict[str, None] = {}
-    for r in rows:
-        cols.update(dict.fromkeys(r))
-    with path.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(cols))
-        w.writeheader()
-        w.writerows(rows)
+    """The points that :func:`matches` ``where``."""
+    return [p for p in points if matches(p, where)]
 
 
 def _fmt(mean: float, half: float) -> str:
@@ -507,11 +487,11 @@ def reproduce(
     )
     rep = Reproduction(recipe, out, result, baselines=baselines)
     out.mkdir(parents=True, exist_ok=True)
-    _write_csv(out / "runs.csv", result.rows())
-    _write_csv(out / "points.csv", result.points())
+    write_csv(out / "runs.csv", result.rows())
+    write_csv(out / "points.csv", result.points())
     rep.files += [out / "runs.csv", out / "points.csv"]
     for label, bres in rep.baselines.items():
-        _write_csv(out / f"baseline-{label}.csv", bres.points())
+        write_csv(out / f"baseline-{label}.csv", bres.points())
         rep.files.append(out / f"baseline-{label}.csv")
 
     base = load_toml(rdir / spec.base) if spec.base else None
@@ -519,12 +499,12 @@ def reproduce(
     for f in recipe.figures:
 
         def points(metrics: list[str], f: Figure = f) -> list[dict[str, Any]]:
-            return _select(_plot_points(result, metrics), f.where)
+            return _select(result.plot_points(metrics), f.where)
 
         def reference(metrics: list[str], f: Figure = f) -> list[dict[str, Any]]:
             if f.baseline is None:
                 return []
-            return _select(_plot_points(rep.baselines[f.baseline], metrics), f.where)
+            return _select(rep.baselines[f.baseline].plot_points(metrics), f.where)
 
         if f.kind == "traces":
             cfg = load(base, {**spec.set, **f.set})

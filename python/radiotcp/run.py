@@ -6,13 +6,17 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from . import _core
-from .config import ScenarioConfig, load, to_core_json
-from .stats import mean_ci
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .config import ScenarioConfig
+
+# numpy and the configuration models (pydantic) are imported by the functions that use them:
+# `import radiotcp` (and so `radiotcp --help`) does not load them.
 
 __all__ = ["Results", "run"]
 
@@ -61,6 +65,8 @@ class Results:
 
     def metric(self, name: str) -> np.ndarray:
         """Values of one metric over the runs (NaN where a run lacks it)."""
+        import numpy as np
+
         return np.array([r.get(name, math.nan) for r in self.runs], dtype=np.float64)
 
 
@@ -98,6 +104,9 @@ def run(
     Raises :class:`radiotcp.ConfigError` for an unusable configuration and
     ``KeyboardInterrupt`` if interrupted (Ctrl-C).
     """
+    from .config import load, to_core_json
+    from .stats import mean_ci
+
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
         raise ValueError(f"runs must be an integer >= 1, not {runs!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:

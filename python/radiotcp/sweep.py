@@ -15,6 +15,7 @@ results are identical because every run is a pure function of its configuration 
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import itertools
 import json
@@ -47,6 +48,7 @@ __all__ = [
     "load_sweep",
     "plan",
     "run_sweep",
+    "write_csv",
 ]
 
 
@@ -281,6 +283,33 @@ class SweepResult:
         for r in self.records:
             names.update(dict.fromkeys(r.params))
         return list(names)
+
+    def plot_points(self, metrics: Sequence[str]) -> list[dict[str, Any]]:
+        """The points in the form the plotting functions (:mod:`radiotcp.plots`) take: the
+        parameters, and metric -> {mean, ci90_half_width, n} for each of ``metrics``."""
+        out = []
+        for row in self.points():
+            p: dict[str, Any] = {k: row[k] for k in self.param_names()}
+            for m in metrics:
+                p[m] = {
+                    "mean": row.get(m, math.nan),
+                    "ci90_half_width": row.get(f"{m}.ci90", math.nan),
+                    "n": row.get(f"{m}.n", 0),
+                }
+            out.append(p)
+        return out
+
+
+def write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Write ``rows`` (``SweepResult.rows()`` or ``points()``) as CSV; the columns are every
+    key of the rows, in the order first seen."""
+    cols: dict[str, None] = {}
+    for r in rows:
+        cols.update(dict.fromkeys(r))
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(cols))
+        w.writeheader()
+        w.writerows(rows)
 
 
 def read_sweep(store: Store, name: str) -> SweepResult:

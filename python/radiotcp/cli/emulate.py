@@ -1,4 +1,9 @@
-"""``radiotcp emulate``: real applications over the modelled network (docs/emulation.md)."""
+"""``radiotcp emulate | emulate-compare``: real applications over the modelled network, and
+real Linux TCP against the simulated ``linux`` profile (docs/emulation.md).
+
+The emulator, the configuration models, numpy and rich are imported by the commands, not
+with this module (``radiotcp --help`` builds these parsers).
+"""
 
 from __future__ import annotations
 
@@ -8,18 +13,15 @@ import math
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from rich.console import Console
-from rich.table import Table
+from ..errors import ConfigError
+from .common import EXIT_OK, EXIT_USAGE, SET_HELP, Flag, add_config_args
 
-from . import emucompare
-from .config import load
-from .emulate import EmulationReport, EmulationUnavailable, emulate
-from .errors import ConfigError
+if TYPE_CHECKING:
+    from rich.console import Console
 
-EXIT_USAGE = 2
+    from ..emulate import EmulationReport
 
 EMULATE_EPILOG = """\
 The command after `--` runs in a network namespace of its own (the UE); the server side is
@@ -38,7 +40,24 @@ The exit status is the command's; 2 for a usage error or a machine that cannot e
 """
 
 
-def add_command(sub: Any) -> None:
+EMULATE_COMPARE_DESCRIPTION = """\
+The simulated Linux TCP (``tcp.profile = "linux"``) against the real one over the same
+model: one download of a fixed size through a scenario's network, emulated with this
+machine's Linux TCP (``radiotcp emulate``, the sender's congestion control set to ``--cc``)
+and simulated (``flows.size_bytes``), side by side (docs/emulation.md).
+
+    radiotcp emulate-compare [SCENARIO.toml] [--bytes 1000000] [--emulated 5] [--simulated 20]
+
+Prints the completion time (from the connection's first packet to its last byte at the UE),
+the goodput it implies, the mean one-way delay of the data packets, buffer overflows and the
+mean buffer occupancy during the transfer (mean ± 90 % half-width over the runs), and writes
+results/emulate-compare/NAME.json. Needs what `radiotcp emulate` needs; each emulated run
+takes its transfer's time in real time.
+"""
+
+
+def add_commands(sub: Any) -> None:
+    """Register ``emulate`` and ``emulate-compare`` on the main parser's subparsers."""
     p = sub.add_parser(
         "emulate",
         help="run a real command over the scenario's network (real-time emulation)",
@@ -48,14 +67,13 @@ def add_command(sub: Any) -> None:
         epilog=EMULATE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file (TOML)")
-    p.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY.PATH=VALUE",
-        help="override one setting (repeatable)",
+    add_config_args(
+        p,
+        scenario=True,
+        overrides=SET_HELP,
+        seed=Flag("seed of the models' random streams (default 1)", default=1, metavar="S"),
+        json="print the report as JSON",
+        output=Flag("also write the JSON report", metavar="FILE.json"),
     )
     p.add_argument(
         "--server",
@@ -71,13 +89,6 @@ def add_command(sub: Any) -> None:
         help="seconds to give the server command before COMMAND starts (default 0.5)",
     )
     p.add_argument(
-        "--seed",
-        type=int,
-        default=1,
-        metavar="S",
-        help="seed of the models' random streams (default 1)",
-    )
-    p.add_argument(
         "--max-duration",
         type=float,
         metavar="S",
@@ -90,21 +101,39 @@ def add_command(sub: Any) -> None:
         metavar="FILE.npz",
         help="record the models' traces (buffer occupancy, link queues) into FILE.npz",
     )
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument(
-        "-o", "--output", type=Path, metavar="FILE.json", help="also write the JSON report"
-    )
     p.add_argument("ue_command", nargs="*", metavar="-- COMMAND", help="command for the UE side")
     p.set_defaults(func=cmd_emulate)
 
     c = sub.add_parser(
         "emulate-compare",
         help="real Linux TCP against the simulated linux profile over the same model",
-        description=emucompare.__doc__,
+        description=EMULATE_COMPARE_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    emucompare.add_arguments(c)
-    c.set_defaults(func=lambda args, out, err: emucompare.compare(args, out))
+    # The defaults of SCENARIO.toml and --out (in the checkout: radiotcp.emucompare) are
+    # filled in by the command.
+    c.add_argument(
+        "scenario",
+        nargs="?",
+        type=Path,
+        metavar="SCENARIO.toml",
+        help="scenario file (default scenarios/umts-384k.toml)",
+    )
+    add_config_args(
+        c,
+        overrides="override one setting in both (repeatable)",
+        output=Flag("where NAME.json goes (default results/emulate-compare)", metavar="DIR"),
+        output_flags=("--out",),
+    )
+    c.add_argument("--bytes", type=int, default=1_000_000, help="transfer size (default 1 MB)")
+    c.add_argument(
+        "--emulated", type=int, default=5, help="emulated runs, real time each (default 5)"
+    )
+    c.add_argument("--simulated", type=int, default=20, help="simulated runs (default 20)")
+    c.add_argument(
+        "--cc", default="cubic", help="the real sender's congestion control (default cubic)"
+    )
+    c.set_defaults(func=cmd_emulate_compare)
 
 
 def _clean(x: Any) -> Any:
@@ -136,6 +165,8 @@ def _fmt(v: float, spec: str = ".1f") -> str:
 
 
 def print_report(r: EmulationReport, out: Console) -> None:
+    from rich.table import Table
+
     rep = r.report
     t = Table(title=f"emulation: {rep['duration_s']:.1f} s, command exit status {r.returncode}")
     for col in [
@@ -203,6 +234,9 @@ def print_report(r: EmulationReport, out: Console) -> None:
 
 
 def cmd_emulate(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from ..config import load
+    from ..emulate import EmulationUnavailable, emulate
+
     command = list(args.ue_command)
     if not command:
         raise ConfigError("COMMAND", "", "a command after `--` to run on the UE side")
@@ -240,6 +274,8 @@ def cmd_emulate(args: argparse.Namespace, out: Console, err: Console) -> int:
         except OSError as e:
             raise ConfigError("--output", str(args.output), f"a writable file ({e})") from None
     if args.traces is not None and r.report.get("traces"):
+        import numpy as np
+
         arrays = {
             f"{name}.{k}": np.asarray(v)
             for name, tr in r.report["traces"].items()
@@ -255,3 +291,81 @@ def cmd_emulate(args: argparse.Namespace, out: Console, err: Console) -> int:
     else:
         print_report(r, out)
     return r.returncode
+
+
+def _check_compare(a: argparse.Namespace) -> None:
+    """Every bad argument of ``emulate-compare``, named, before the first (slow) emulated run."""
+    from ..emucompare import available_cc
+
+    problems = []
+    if not 1 <= a.bytes <= 2**31:
+        problems.append(ConfigError("--bytes", str(a.bytes), "an integer in [1, 2**31]"))
+    if a.emulated < 1:
+        problems.append(ConfigError("--emulated", str(a.emulated), "an integer >= 1"))
+    if a.simulated < 1:
+        problems.append(ConfigError("--simulated", str(a.simulated), "an integer >= 1"))
+    available = available_cc()
+    if available is not None and a.cc not in available:
+        problems.append(
+            ConfigError(
+                "--cc",
+                a.cc,
+                "one of the kernel's available congestion controls: " + ", ".join(available),
+            )
+        )
+    if problems:
+        raise ConfigError.from_problems(problems)
+
+
+def cmd_emulate_compare(a: argparse.Namespace, out: Console, err: Console) -> int:
+    """Run the comparison, print it and write its JSON; the exit status."""
+    from rich.table import Table
+
+    from .. import emucompare
+    from ..config import load
+    from ..emulate import EmulationUnavailable
+
+    _check_compare(a)
+    scenario: Path = a.scenario or emucompare.DEFAULT_SCENARIO
+    dest: Path = a.output or emucompare.DEFAULT_OUT
+    # Both configurations first: a bad scenario or --set fails now, not after the runs.
+    emu_cfg = load(scenario, a.overrides)
+    sim_cfg = emucompare.simulated_config(scenario, a.bytes, a.overrides)
+    try:
+        emu = emucompare.emulated_runs(
+            emu_cfg,
+            a.bytes,
+            a.emulated,
+            a.cc,
+            progress=lambda i, row: out.print(
+                f"emulated run {i + 1}/{a.emulated}: {row['completion_s']:.1f} s, "
+                f"{row['goodput_kbps']:.0f} kb/s"
+            ),
+        )
+    except EmulationUnavailable as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    out.print(f"simulating {a.simulated} runs with the linux profile")
+    sim = emucompare.simulated_runs(sim_cfg, a.bytes, a.simulated)
+    result = emucompare.summary(scenario, a.bytes, a.overrides, a.cc, emu, sim)
+    keys = emucompare.KEYS
+    t = Table(title=f"{scenario.name}: one download of {a.bytes:,} bytes")
+    t.add_column("")
+    labels = ["completion s", "goodput kb/s", "delay ms", "overflows", "buffer SDUs"]
+    for label in labels:
+        t.add_column(label, justify="right")
+    for name in ("emulated", "simulated"):
+        t.add_row(
+            f"{name} ({f'Linux {a.cc}' if name == 'emulated' else 'linux profile'})",
+            *(f"{result[name][k]['mean']:.1f} ± {result[name][k]['ci90']:.1f}" for k in keys),
+        )
+    out.print(t)
+    out.print(f"largest p99 clock lag of the emulated runs: {result['lag_p99_us_max']:.0f} µs")
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        path = dest / f"{scenario.stem}.json"
+        path.write_text(json.dumps(result, indent=2))
+    except OSError as e:
+        raise ConfigError("--out", str(dest), f"a writable directory ({e})") from None
+    out.print(f"results: {path}")
+    return EXIT_OK

@@ -1,8 +1,7 @@
-"""The ``radiotcp`` command: run and validate scenarios; sweeps, results, plots and
-reproductions come from :mod:`radiotcp.cli_experiments`.
+"""``radiotcp run | validate``: one scenario, checked or run with replications.
 
-Exit codes: 0 success, 2 unusable configuration or command line (one line per problem, no
-traceback), 130 interrupted (Ctrl-C).
+The configuration models, numpy and rich are imported by the commands, not with this module
+(``radiotcp --help`` builds this parser).
 """
 
 from __future__ import annotations
@@ -11,33 +10,19 @@ import argparse
 import json
 import math
 import sys
-import tempfile
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.table import Table
+from .. import _core
+from ..errors import ConfigError
+from ..run import run
+from .common import EXIT_OK, SET_HELP, Flag, add_config_args
 
-from . import _core
-from .config import ScenarioConfig, load, to_dict, to_toml
-from .cost import estimate
-from .errors import ConfigError, SimulationError
-from .run import Results, run
-from .stats import CONFIDENCE
+if TYPE_CHECKING:
+    from rich.console import Console
 
-EXIT_OK = 0
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
-# A failure of the simulator itself (sysexits' EX_SOFTWARE): a bug to report, not bad input.
-EXIT_BUG = 70
+    from ..config import ScenarioConfig
+    from ..run import Results
 
 RUN_EPILOG = """\
 examples:
@@ -74,49 +59,11 @@ examples:
   radiotcp validate scenarios/wired-384k.toml --set flows.count=4 --show-config
 """
 
-MAIN_EPILOG = """\
-examples:
-  radiotcp run scenarios/wired-384k.toml --set flows.count=4 --runs 5
-  radiotcp validate my-scenario.toml
-  radiotcp sweep my-sweep.toml --output results/my-sweep
-  radiotcp reproduce --list
-  radiotcp reproduce wired-buffer
-  radiotcp results list
-  radiotcp run --help
-"""
+SCENARIO_SET_HELP = f"{SET_HELP}, e.g. --set flows.count=4"
 
 
-def _add_config_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file (TOML)")
-    p.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY.PATH=VALUE",
-        help="override one setting (repeatable), e.g. --set flows.count=4",
-    )
-    p.add_argument(
-        "--show-config",
-        action="store_true",
-        help="print the fully resolved configuration (TOML, every default filled in) on "
-        "stdout, alone, so that it can be saved and loaded again (status lines go to stderr; "
-        "`run` stops there); with --json the configuration is part of the document instead",
-    )
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="radiotcp",
-        description="Packet-level discrete-event simulation of TCP (Reno/NewReno) over "
-        "wired and cellular links.",
-        epilog=MAIN_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=f"radiotcp {_core.version()} (core)")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
-
+def add_commands(sub: Any) -> None:
+    """Register ``run`` and ``validate`` on the main parser's subparsers."""
     p_run = sub.add_parser(
         "run",
         help="run replications of a scenario and print mean and 90%% CI of every metric",
@@ -124,24 +71,15 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=RUN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    _add_config_args(p_run)
-    p_run.add_argument(
-        "--runs", type=int, default=1, metavar="N", help="independent replications (default 1)"
-    )
-    p_run.add_argument(
-        "--seed", type=int, default=1, metavar="S", help="base seed of the runs (default 1)"
-    )
-    p_run.add_argument(
-        "--json",
-        action="store_true",
-        help="print machine-readable JSON on stdout instead of the table",
-    )
-    p_run.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        metavar="FILE.json",
-        help="also write the JSON results to FILE.json",
+    add_config_args(
+        p_run,
+        scenario=True,
+        overrides=SCENARIO_SET_HELP,
+        show_config=True,
+        runs=Flag("independent replications (default 1)", default=1, metavar="N"),
+        seed=Flag("base seed of the runs (default 1)", default=1, metavar="S"),
+        json="print machine-readable JSON on stdout instead of the table",
+        output=Flag("also write the JSON results to FILE.json", metavar="FILE.json"),
     )
     p_run.add_argument(
         "--traces",
@@ -195,15 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=VALIDATE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    _add_config_args(p_val)
+    add_config_args(p_val, scenario=True, overrides=SCENARIO_SET_HELP, show_config=True)
     p_val.set_defaults(func=cmd_validate)
-
-    from .cli_emulate import add_command as add_emulate
-    from .cli_experiments import add_commands
-
-    add_commands(sub)
-    add_emulate(sub)
-    return parser
 
 
 # --------------------------------------------------------------------------------------------
@@ -228,6 +159,9 @@ def results_payload(res: Results, scenario: str | None = None) -> dict[str, Any]
     (``Results.halted``); ``runs``: number of runs; ``seed``; ``wall_time_s``; ``config``:
     the resolved configuration; ``scenario``: the file; ``version``: the core's version.
     """
+    from ..config import to_dict
+    from ..stats import CONFIDENCE
+
     return _clean(
         {
             "metrics": {
@@ -263,6 +197,10 @@ def _is_detail(name: str) -> bool:
 
 
 def print_table(console: Console, res: Results, show_all: bool) -> None:
+    from rich.table import Table
+
+    from ..stats import CONFIDENCE
+
     n_runs = len(res.runs)
     table = Table(
         title=f"{n_runs} run{'s' if n_runs != 1 else ''}, seed {res.seed}",
@@ -301,10 +239,14 @@ def _save_traces(path: Path, res: Results) -> None:
 
 
 def _resolve(args: argparse.Namespace) -> ScenarioConfig:
+    from ..config import load
+
     return load(Path(args.scenario), args.overrides)
 
 
 def cmd_validate(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from ..config import to_toml
+
     cfg = _resolve(args)
     if args.show_config:
         out.print(to_toml(cfg), markup=False, highlight=False, soft_wrap=True)
@@ -328,6 +270,14 @@ def _run_with_progress(
 ) -> Results:
     """Run with a progress display on stderr: the runs done (several runs) and the simulated
     time of the current run with an ETA."""
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     duration = cfg.simulation.duration_s
     progress = Progress(
         TextColumn("[progress.description]{task.description}"),
@@ -366,6 +316,9 @@ def _run_with_progress(
 
 
 def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from ..config import to_toml
+    from ..cost import estimate
+
     if args.runs < 1:
         raise ConfigError("--runs", str(args.runs), "an integer >= 1")
     if not 0 <= args.seed < 2**64:
@@ -461,46 +414,3 @@ def _capture_options(args: argparse.Namespace, cfg: ScenarioConfig) -> dict[str,
             allowed = ", ".join(["'server'", "'ue'", *(f"'{n}'" for n in links)])
             raise ConfigError("--pcap-at", p, f"one of {allowed}")
     return {"pcap": args.pcap, "pcap_points": points}
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``radiotcp`` command; returns the exit code."""
-    out = Console()
-    err = Console(stderr=True)
-    try:
-        parser = build_parser()
-        argv = list(sys.argv[1:] if argv is None else argv)
-        # `radiotcp emulate ... -- COMMAND ...`: what follows `--` is the command, untouched
-        # (argparse would take it for the main parser's arguments).
-        tail: list[str] | None = None
-        if "emulate" in argv and "--" in argv and argv.index("emulate") < argv.index("--"):
-            cut = argv.index("--")
-            argv, tail = argv[:cut], argv[cut + 1 :]
-        args = parser.parse_args(argv)
-        if tail is not None:
-            args.ue_command = list(getattr(args, "ue_command", None) or []) + tail
-        return int(args.func(args, out, err))
-    except ConfigError as e:
-        # Plain writes: one physical line per problem, never wrapped to the terminal width.
-        for line in e.lines():
-            print(f"error: {line}", file=sys.stderr)
-        return EXIT_USAGE
-    except SimulationError as e:
-        path = Path(tempfile.gettempdir()) / f"radiotcp-failure-seed{e.seed}-run{e.run_index}.json"
-        try:
-            path.write_text(e.config_json, encoding="utf-8")
-            where = f"the resolved configuration is in {path}"
-        except OSError:
-            where = "the resolved configuration could not be written"
-        print(f"error: {e}", file=sys.stderr)
-        print(f"error: {where}; please report the message above with that file", file=sys.stderr)
-        return EXIT_BUG
-    except KeyboardInterrupt:
-        print("interrupted (Ctrl-C): the run was stopped, nothing was written", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:  # e.g. `radiotcp run ... --json | head`
-        return EXIT_OK
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

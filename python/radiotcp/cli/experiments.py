@@ -1,4 +1,8 @@
-"""``radiotcp sweep | results | plot | reproduce``: experiments at scale from the command line."""
+"""``radiotcp sweep | results | plot | reproduce``: experiments at scale from the command line.
+
+The sweep machinery (pydantic, dask), the plots (matplotlib) and rich are imported by the
+commands, not with this module (``radiotcp --help`` builds these parsers).
+"""
 
 from __future__ import annotations
 
@@ -9,27 +13,17 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.table import Table
-from rich.text import Text
+from ..errors import ConfigError
+from ..store import DEFAULT_STORE
+from .common import EXIT_OK, Flag, add_config_args
 
-from .errors import ConfigError
-from .store import DEFAULT_STORE, Store
-from .sweep import SweepResult, load_sweep, read_sweep, run_sweep
+if TYPE_CHECKING:
+    from rich.console import Console
 
-EXIT_OK = 0
+    from ..store import Store
+    from ..sweep import SweepResult
 
 SWEEP_EPILOG = """\
 A sweep file names a base scenario and the keys to vary:
@@ -65,19 +59,31 @@ examples:
 """
 
 
-class RateColumn(ProgressColumn):
-    """Runs per second, as rich estimates it."""
-
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text("" if speed is None else f"{speed:,.0f} runs/s", style="progress.data.speed")
-
-
 @contextmanager
 def _progress(err: Console, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
     if not enabled:
         yield None
         return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        Task,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        """Runs per second, as rich estimates it."""
+
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            shown = "" if speed is None else f"{speed:,.0f} runs/s"
+            return Text(shown, style="progress.data.speed")
+
     progress = Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
@@ -99,6 +105,8 @@ def _progress(err: Console, enabled: bool) -> Iterator[Callable[[int, int], None
 
 
 def _store(args: argparse.Namespace) -> Store:
+    from ..store import Store
+
     try:
         return Store(args.store)
     except Exception as e:
@@ -140,6 +148,8 @@ def _print_points(
     out: Console, res: SweepResult, metrics: list[str], limit: int | None = None
 ) -> None:
     """The points as a table (at most `limit` rows: a big sweep's table belongs in its CSV)."""
+    from rich.table import Table
+
     params = res.param_names()
     points = res.points()
     t = Table(
@@ -167,11 +177,11 @@ def _print_points(
 
 
 def _write_tables(res: SweepResult, folder: Path) -> list[Path]:
-    from .reproduce import _write_csv
+    from ..sweep import write_csv
 
     folder.mkdir(parents=True, exist_ok=True)
-    _write_csv(folder / "runs.csv", res.rows())
-    _write_csv(folder / "points.csv", res.points())
+    write_csv(folder / "runs.csv", res.rows())
+    write_csv(folder / "points.csv", res.points())
     return [folder / "runs.csv", folder / "points.csv"]
 
 
@@ -179,6 +189,8 @@ MAIN_METRICS = ["goodput_kbps", "delay_mean_ms", "drops", "timeouts"]
 
 
 def cmd_sweep(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from ..sweep import load_sweep, run_sweep
+
     spec, base_dir = load_sweep(
         args.sweep, runs=args.runs, seed=args.seed, overrides=args.overrides
     )
@@ -222,6 +234,10 @@ def cmd_sweep(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def cmd_results(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from rich.table import Table
+
+    from ..sweep import read_sweep, write_csv
+
     with _store(args) as store:
         if args.action == "list":
             t = Table(title=f"sweeps in {store.path}", title_justify="left")
@@ -243,9 +259,7 @@ def cmd_results(args: argparse.Namespace, out: Console, err: Console) -> int:
     )
     dest.parent.mkdir(parents=True, exist_ok=True)
     if args.format == "csv":
-        from .reproduce import _write_csv
-
-        _write_csv(dest, rows)
+        write_csv(dest, rows)
     else:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -256,8 +270,8 @@ def cmd_results(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def cmd_plot(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from . import plots
-    from .reproduce import _plot_points
+    from .. import plots
+    from ..sweep import read_sweep
 
     with _store(args) as store:
         res = read_sweep(store, args.name)
@@ -270,13 +284,13 @@ def cmd_plot(args: argparse.Namespace, out: Console, err: Console) -> int:
             )
     if args.metric is None:
         fig = plots.plot_goodput_delay(
-            _plot_points(res, ["goodput_kbps", "delay_mean_ms"]), args.x, args.group
+            res.plot_points(["goodput_kbps", "delay_mean_ms"]), args.x, args.group
         )
     else:
         if args.metric not in res.metrics:
             raise ConfigError("--metric", args.metric, "a metric of the sweep (see results export)")
         fig = plots.plot_metric_vs_param(
-            _plot_points(res, [args.metric]), args.x, args.metric, args.group
+            res.plot_points([args.metric]), args.x, args.metric, args.group
         )
     path = plots.save(fig, args.output)
     out.print(f"figure written to {path}", highlight=False)
@@ -284,7 +298,9 @@ def cmd_plot(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from .reproduce import find_recipe, list_recipes, reproduce
+    from rich.table import Table
+
+    from ..reproduce import find_recipe, list_recipes, reproduce
 
     if args.list or not args.name:
         t = Table(title="recipes (radiotcp reproduce NAME)", title_justify="left")
@@ -296,7 +312,7 @@ def cmd_reproduce(args: argparse.Namespace, out: Console, err: Console) -> int:
         return EXIT_OK
     # An unknown recipe is an error before the store is opened or a progress bar is drawn.
     find_recipe(args.name)
-    dest = args.out or Path("results") / "reproduce" / args.name
+    dest = args.output or Path("results") / "reproduce" / args.name
     with _store(args) as store, _progress(err, not args.no_progress) as prog:
         rep = reproduce(
             args.name,
@@ -331,27 +347,15 @@ def add_commands(sub: Any) -> None:
         formatter_class=fmt,
     )
     p.add_argument("sweep", type=Path, help="sweep TOML file")
-    p.add_argument(
-        "--runs", type=int, default=None, help="replications per point (overrides the file)"
+    add_config_args(
+        p,
+        overrides="add a setting to every point (repeatable)",
+        overrides_metavar="KEY=VALUE",
+        runs=Flag("replications per point (overrides the file)"),
+        seed=Flag("base seed (overrides the file)"),
+        json="print the points as JSON",
+        output=Flag("also write runs.csv and points.csv into DIR", metavar="DIR"),
     )
-    p.add_argument("--seed", type=int, default=None, help="base seed (overrides the file)")
-    p.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="add a setting to every point (repeatable)",
-    )
-    p.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="also write runs.csv and points.csv into DIR",
-    )
-    p.add_argument("--json", action="store_true", help="print the points as JSON")
     _add_run_options(p)
     p.set_defaults(func=cmd_sweep)
 
@@ -368,7 +372,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("name", nargs="?", help="sweep to export")
     p.add_argument("--points", action="store_true", help="one row per point (mean, CI, n)")
     p.add_argument("--format", choices=["csv", "parquet"], default="csv")
-    p.add_argument("-o", "--output", type=Path, default=None)
+    add_config_args(p, output=Flag())
     p.add_argument("--store", type=Path, default=DEFAULT_STORE)
     p.set_defaults(func=cmd_results)
 
@@ -386,7 +390,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--x", required=True, help="swept key on the x axis")
     p.add_argument("--metric", default=None, help="metric (default: goodput and delay panels)")
     p.add_argument("--group", default=None, help="swept key giving one line per value")
-    p.add_argument("-o", "--output", type=Path, required=True, help="PNG, PDF or SVG file")
+    add_config_args(p, output=Flag("PNG, PDF or SVG file", required=True))
     p.add_argument("--store", type=Path, default=DEFAULT_STORE)
     p.set_defaults(func=cmd_plot)
 
@@ -400,12 +404,11 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument("name", nargs="?", help="recipe name or recipe file")
     p.add_argument("--list", action="store_true", help="list the recipes")
-    p.add_argument("--out", type=Path, default=None, help="output folder (results/reproduce/NAME)")
-    p.add_argument(
-        "--runs",
-        type=int,
-        default=None,
-        help="replications per point instead of the recipe's (stored separately)",
+    add_config_args(
+        p,
+        runs=Flag("replications per point instead of the recipe's (stored separately)"),
+        output=Flag("output folder (results/reproduce/NAME)", metavar="OUT"),
+        output_flags=("--out",),
     )
     _add_run_options(p)
     p.set_defaults(func=cmd_reproduce)

@@ -1,0 +1,97 @@
+"""The ``radiotcp`` command: the top-level parser and :func:`main`; one module per family of
+commands, each registering its subcommands (``add_commands``):
+
+- :mod:`radiotcp.cli.single`: ``run``, ``validate``;
+- :mod:`radiotcp.cli.experiments`: ``sweep``, ``results``, ``plot``, ``reproduce``;
+- :mod:`radiotcp.cli.emulate`: ``emulate``, ``emulate-compare``;
+- :mod:`radiotcp.cli.common`: the exit codes and the shared flags (``add_config_args``).
+
+The commands import what they need (the configuration models, numpy, rich, matplotlib, dask)
+when they run: ``radiotcp --help`` and ``radiotcp COMMAND --help`` load none of it.
+
+Exit codes: 0 success, 2 unusable configuration or command line (one line per problem, no
+traceback), 70 a failure of the simulator itself (a bug to report), 130 interrupted (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import _core
+from ..errors import ConfigError, SimulationError
+from . import emulate, experiments, single
+from .common import EXIT_BUG, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+
+__all__ = ["EXIT_BUG", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
+
+MAIN_EPILOG = """\
+examples:
+  radiotcp run scenarios/wired-384k.toml --set flows.count=4 --runs 5
+  radiotcp validate my-scenario.toml
+  radiotcp sweep my-sweep.toml --output results/my-sweep
+  radiotcp reproduce --list
+  radiotcp reproduce wired-buffer
+  radiotcp results list
+  radiotcp run --help
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="radiotcp",
+        description="Packet-level discrete-event simulation of TCP (Reno/NewReno) over "
+        "wired and cellular links.",
+        epilog=MAIN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"radiotcp {_core.version()} (core)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    single.add_commands(sub)
+    experiments.add_commands(sub)
+    emulate.add_commands(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``radiotcp`` command; returns the exit code."""
+    try:
+        parser = build_parser()
+        argv = list(sys.argv[1:] if argv is None else argv)
+        # `radiotcp emulate ... -- COMMAND ...`: what follows `--` is the command, untouched
+        # (argparse would take it for the main parser's arguments).
+        tail: list[str] | None = None
+        if "emulate" in argv and "--" in argv and argv.index("emulate") < argv.index("--"):
+            cut = argv.index("--")
+            argv, tail = argv[:cut], argv[cut + 1 :]
+        args = parser.parse_args(argv)
+        if tail is not None:
+            args.ue_command = list(getattr(args, "ue_command", None) or []) + tail
+        # rich only once a command runs: `--help` and usage errors are argparse's.
+        from rich.console import Console
+
+        return int(args.func(args, Console(), Console(stderr=True)))
+    except ConfigError as e:
+        # Plain writes: one physical line per problem, never wrapped to the terminal width.
+        for line in e.lines():
+            print(f"error: {line}", file=sys.stderr)
+        return EXIT_USAGE
+    except SimulationError as e:
+        path = Path(tempfile.gettempdir()) / f"radiotcp-failure-seed{e.seed}-run{e.run_index}.json"
+        try:
+            path.write_text(e.config_json, encoding="utf-8")
+            where = f"the resolved configuration is in {path}"
+        except OSError:
+            where = "the resolved configuration could not be written"
+        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {where}; please report the message above with that file", file=sys.stderr)
+        return EXIT_BUG
+    except KeyboardInterrupt:
+        print("interrupted (Ctrl-C): the run was stopped, nothing was written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # e.g. `radiotcp run ... --json | head`
+        return EXIT_OK
