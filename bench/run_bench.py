@@ -69,6 +69,7 @@ LTE = ROOT / "scenarios" / "lte-ohta.toml"
 LTE_LENA = ROOT / "scenarios" / "lte-lena.toml"
 OUT_LTE = ROOT / "results" / "bench" / "lte-vs-ns3.json"
 OUT_EMULATION = ROOT / "results" / "bench" / "emulation.json"
+OUT_STARTUP = ROOT / "results" / "bench" / "startup.json"
 LTE_UES = (10, 40, 60)
 
 sys.path.insert(0, str(BENCH_DIR))
@@ -1019,6 +1020,54 @@ def lte_section(console: Console, repeats: int, skip_ns3: bool) -> None:
     console.print(f"results: {OUT_LTE}")
 
 
+# The commands a user types, timed as processes against a bare interpreter in the same run
+# (issue 26: `--help` <= 8x, `run` of the 60 s UMTS preset <= 20x).
+STARTUP = [
+    ("radiotcp --help", ["-m", "radiotcp", "--help"], 8.0),
+    (
+        "radiotcp validate umts-384k",
+        ["-m", "radiotcp", "validate", "scenarios/umts-384k.toml"],
+        None,
+    ),
+    ("radiotcp run umts-384k (60 s)", ["-m", "radiotcp", "run", "scenarios/umts-384k.toml"], 20.0),
+]
+
+
+def startup_section(console: Console, rounds: int = 7) -> None:
+    """Wall time of each command in STARTUP as a process (best of `rounds`, the commands
+    interleaved round by round so that a busy spell slows all alike), as a ratio to
+    `python -c pass`."""
+    import subprocess
+
+    def wall(argv: list[str]) -> float:
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, check=True)
+        return time.perf_counter() - t0
+
+    cases = [("python -c pass", ["-c", "pass"], None), *STARTUP]
+    best = {name: math.inf for name, _a, _t in cases}
+    for _ in range(rounds):
+        for name, argv, _t in cases:
+            best[name] = min(best[name], wall(argv))
+    bare = best["python -c pass"]
+    t = Table(title=f"start-up: best of {rounds} process runs against a bare interpreter")
+    for col in ("command", "wall ms", "x python -c pass", "target"):
+        t.add_column(col, justify="right")
+    rows = []
+    for name, _argv, target in cases:
+        ratio = best[name] / bare
+        rows.append({"command": name, "wall_s": best[name], "ratio": ratio, "target": target})
+        t.add_row(
+            name,
+            f"{best[name] * 1e3:.0f}",
+            f"{ratio:.1f}",
+            "" if target is None else f"<= {target:g}x" + ("" if ratio <= target else " (missed)"),
+        )
+    console.print(t)
+    OUT_STARTUP.parent.mkdir(parents=True, exist_ok=True)
+    OUT_STARTUP.write_text(json.dumps({"rounds": rounds, "rows": rows}, indent=2) + "\n")
+
+
 def recipes_section(console: Console) -> None:
     """Wall time of every paper-reproduction recipe, all cores, from an empty store."""
     from radiotcp.reproduce import reproduce
@@ -1234,6 +1283,7 @@ def main(argv: list[str] | None = None) -> int:
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(rows, indent=2))
     console.print(f"results: {OUT}")
+    startup_section(console)
     args.skip_ns3 = sack_cubic_section(console, args.repeats, args.skip_ns3)
     tcp_cost_section(console, args.repeats)
     umts_section(console, args.repeats)

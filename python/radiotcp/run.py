@@ -145,5 +145,6 @@ def run(
     names: dict[str, None] = {}
     for r in res.runs:
         names.update(dict.fromkeys(r))
-    res.summary = {k: mean_ci(res.metric(k)) for k in names}
+    # Plain floats: the summary needs no numpy (`radiotcp run` does not import it).
+    res.summary = {k: mean_ci([r.get(k, math.nan) for r in res.runs]) for k in names}
     return res

@@ -6,8 +6,6 @@ import math
 from collections.abc import Iterable
 from functools import lru_cache
 
-import numpy as np
-
 __all__ = ["CONFIDENCE", "ci_half_width", "mean_ci", "t_quantile"]
 
 CONFIDENCE = 0.90
@@ -83,6 +81,21 @@ def t_quantile(p: float, df: int) -> float:
     return math.sqrt(df * v / (1.0 - v)) if on_y else math.sqrt(df * (1.0 - v) / v)
 
 
+def _finite(values: Iterable[float]) -> list[float]:
+    return [float(v) for v in values if math.isfinite(v)]
+
+
+def _mean_sd(x: list[float]) -> tuple[float, float]:
+    """Mean and sample standard deviation (ddof=1; NaN for one value) in two passes with
+    exactly rounded sums (math.fsum): identical values give a deviation of exactly 0, and
+    no numpy is needed (`radiotcp run` does not import it)."""
+    n = len(x)
+    m = math.fsum(x) / n
+    if n < 2:
+        return m, math.nan
+    return m, math.sqrt(math.fsum((v - m) ** 2 for v in x) / (n - 1))
+
+
 def ci_half_width(values: Iterable[float], confidence: float = CONFIDENCE) -> float:
     """Half-width of the two-sided Student-t confidence interval of the mean.
 
@@ -90,11 +103,11 @@ def ci_half_width(values: Iterable[float], confidence: float = CONFIDENCE) -> fl
     deviation (ddof=1). For the default 90 % interval that is ``t.ppf(0.95, n - 1)``.
     NaN when fewer than two values are given (no estimate of the spread).
     """
-    x = np.asarray(list(values), dtype=np.float64)
-    n = x.size
+    x = [float(v) for v in values]
+    n = len(x)
     if n < 2:
         return math.nan
-    s = float(np.std(x, ddof=1))
+    _, s = _mean_sd(x)
     t = t_quantile((1.0 + confidence) / 2.0, n - 1)
     return t * s / math.sqrt(n)
 
@@ -105,9 +118,9 @@ def mean_ci(values: Iterable[float], confidence: float = CONFIDENCE) -> tuple[fl
     A run whose metric is undefined (e.g. the delay of a flow that delivered nothing) is NaN;
     it does not count towards ``n``. No finite value gives ``(nan, nan, 0)``.
     """
-    x = np.asarray(list(values), dtype=np.float64)
-    x = x[np.isfinite(x)]
-    n = int(x.size)
+    x = _finite(values)
+    n = len(x)
     if n == 0:
         return math.nan, math.nan, 0
-    return float(np.mean(x)), ci_half_width(x, confidence), n
+    m, _ = _mean_sd(x)
+    return m, ci_half_width(x, confidence), n
