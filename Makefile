@@ -1,7 +1,7 @@
 # radiotcp developer tasks. Needs only python3 (3.11+, with venv/pip), cargo (rustup) and gcc.
 #
 #   make test   - format/lint checks, Rust core tests, Python tests (what CI runs)
-#   make demo   - the wired-buffer reproduction (720 runs, figures, report) into results/demo/
+#   make demo   - the tour: a headline figure of each of the five systems into results/demo/tour/
 #   make bench  - benchmarks (bench/run_bench.py)
 #   make bench-compare [BASE=ref] - this checkout's speed against a baseline commit
 #   make lint   - formatting and lint checks only
@@ -54,10 +54,9 @@ test: build lint
 	$(BIN)/pytest -q tests
 
 demo: build
-	$(BIN)/radiotcp reproduce wired-buffer --out results/demo/wired-buffer \
-		--store results/demo/store.sqlite
-	@echo "demo report: $(abspath results/demo/wired-buffer/report.md)"
-	@echo "demo figures and CSV: $(abspath results/demo/wired-buffer)"
+	$(BIN)/radiotcp reproduce tour --out results/demo/tour --store results/demo/store.sqlite
+	@echo "demo report: $(abspath results/demo/tour/report.md)"
+	@echo "figures, CSV and each stop's report: $(abspath results/demo/tour)"
 
 bench: build
 	$(PY) bench/run_bench.py

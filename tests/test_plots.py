@@ -83,15 +83,16 @@ def test_metric_vs_param_one_line_per_group(tmp_path: Path) -> None:
     )
     ax = fig.axes[0]
     labelled = [ln for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+    # Readable legend labels (issue 24 item 5), not the raw keys.
     assert [ln.get_label() for ln in labelled] == [
-        "flows.count = 1",
-        "flows.count = 2",
-        "flows.count = 4",
+        "number of flows = 1",
+        "number of flows = 2",
+        "number of flows = 4",
     ]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [
-        "flows.count = 1",
-        "flows.count = 2",
-        "flows.count = 4",
+        "number of flows = 1",
+        "number of flows = 2",
+        "number of flows = 4",
     ]
     # x sorted within each line
     for ln in labelled:
@@ -205,7 +206,7 @@ def test_baseline_lines_take_the_group_colour(tmp_path: Path) -> None:
     }
     for ln in dashed:
         flows = ln.get_label().rsplit("= ", 1)[1]
-        assert ln.get_color() == solid[f"flows.count = {flows}"]
+        assert ln.get_color() == solid[f"number of flows = {flows}"]
     check_png(fig, plots.save(fig, tmp_path / "base.png"))
 
 
@@ -247,3 +248,20 @@ def test_trace_compare_lists_every_run_once(traces: dict, tmp_path: Path) -> Non
     assert labels == ["with data", "nothing"]
     assert fig.axes[2].get_ylabel() == "goodput (kb/s, 1 s bins)"
     check_png(fig, plots.save(fig, tmp_path / "compare.png"))
+
+
+def test_figures_state_their_error_bars_and_runs(tmp_path: Path) -> None:
+    """Issue 24 item 5: every figure with error bars says what they are and over how many
+    runs, under the plot."""
+    pts = [
+        {"x_ms": x, "goodput_kbps": {"mean": 1.0 * x, "ci90_half_width": 0.5, "n": n}}
+        for x, n in ((1, 5), (2, 5), (3, 4))
+    ]
+    fig = plots.plot_metric_vs_param(pts, "x_ms", "goodput_kbps")
+    note = fig.get_supxlabel()
+    assert note == "error bars: 90 % Student-t confidence intervals over n = 4-5 runs per point"
+    same = [dict(p, goodput_kbps={**p["goodput_kbps"], "n": 5}) for p in pts]
+    assert plots.ci_note(same, ["goodput_kbps"]).endswith("over n = 5 runs per point")
+    # No run count known: no claim made.
+    assert plots.ci_note([{"goodput_kbps": 3.0}], ["goodput_kbps"]) == ""
+    check_png(fig, plots.save(fig, tmp_path / "note.png"))

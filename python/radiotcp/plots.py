@@ -38,6 +38,7 @@ _UNITS: dict[str, str] = {
     "_packets": "packets",
     "_bytes": "bytes",
     "_kbps": "kb/s",
+    "_sdus": "SDUs",
     "_ms": "ms",
     "_s": "s",
 }
@@ -55,7 +56,14 @@ _QUALIFIERS: dict[str, str] = {
 # Whole keys whose generic rendering would read badly.
 _KNOWN: dict[str, str] = {
     "flows.count": "number of flows",
+    "access.ues": "UEs in the cell",
+    "access.ack_filter.scheme": "ACK filter",
+    "lte.goodput_kbps": "cell goodput (kb/s)",
 }
+
+# Leading sections that name where a key lives, not what it is ("access.buffer.limit_sdus"
+# reads "buffer limit (SDUs)").
+_SECTIONS = ("access.",)
 
 # Dotted prefixes of list-valued configuration sections and the singular of their name.
 _COLLECTIONS: dict[str, str] = {"links": "link", "flows": "flow"}
@@ -71,6 +79,9 @@ def label_for(key: str) -> str:
     """
     if key in _KNOWN:
         return _KNOWN[key]
+    for section in _SECTIONS:
+        if key.startswith(section) and len(key) > len(section):
+            key = key[len(section) :]
     parts = [p for p in key.split(".") if p]
     if not parts:
         return key
@@ -118,6 +129,36 @@ def _mean_and_half_width(value: Any) -> tuple[float, float]:
     return mean, hw
 
 
+def _n_of(value: Any) -> int | None:
+    """Runs behind a metric value: a summary dict's ``n`` or a tuple's third entry."""
+    if isinstance(value, Mapping):
+        n = value.get("n")
+    elif isinstance(value, Sequence) and not isinstance(value, str) and len(value) > 2:
+        n = value[2]
+    else:
+        n = None
+    # n = 0: no run had the metric (nothing drawn, nothing to state).
+    ok = isinstance(n, int | float) and not isinstance(n, bool) and n > 0
+    return int(n) if ok else None
+
+
+def ci_note(points: Sequence[Mapping[str, Any]], metrics: Sequence[str]) -> str:
+    """What the error bars are, with the runs behind them: "error bars: 90 % Student-t
+    confidence intervals over n = 5 runs per point" (a range when points differ); "" when no
+    point says how many runs it has."""
+    ns = {n for p in points for m in metrics if (n := _n_of(p.get(m))) is not None}
+    if not ns:
+        return ""
+    n = f"{min(ns)}" if len(ns) == 1 else f"{min(ns)}-{max(ns)}"
+    return f"error bars: 90 % Student-t confidence intervals over n = {n} runs per point"
+
+
+def _caption(fig: Figure, note: str) -> None:
+    """The error-bar statement under the figure."""
+    if note:
+        fig.supxlabel(note, fontsize="x-small", color="0.35")
+
+
 def _sort_key(v: Any) -> tuple[int, Any]:
     """Numbers before everything else, numbers by value, the rest by their text."""
     if isinstance(v, int | float) and not isinstance(v, bool):
@@ -155,7 +196,7 @@ def _draw_metric(
         per_group = group is not None and group in b
         g = b.get(group) if per_group else None
         color = f"C{order.index(g) % 10}" if per_group and g in order else "0.4"
-        label = f"{baseline_label}, {group} = {g}" if per_group else baseline_label
+        label = f"{baseline_label}, {label_for(group)} = {g}" if per_group else baseline_label
         ax.axhline(mean, color=color, linestyle="--", linewidth=1.0, alpha=0.8, label=label)
     for i, g in enumerate(order):
         pts = sorted(groups[g], key=lambda p: _sort_key(p[x]))
@@ -163,7 +204,7 @@ def _draw_metric(
         stats = [_mean_and_half_width(p[metric]) for p in pts]
         ys = np.array([s[0] for s in stats], dtype=np.float64)
         hws = np.array([s[1] for s in stats], dtype=np.float64)
-        label = f"{group} = {g}" if group is not None else metric
+        label = f"{label_for(group)} = {g}" if group is not None else label_for(metric)
         color = f"C{i % 10}"
         ax.plot(xs, ys, marker="o", markersize=4, color=color, label=label)
         has_bar = np.isfinite(hws) & np.isfinite(ys)
@@ -203,6 +244,7 @@ def plot_metric_vs_param(
     also works). Error bars are the 90 % confidence half-widths; a NaN half-width draws no bar.
     Draws into ``ax`` when given and returns its figure.
     """
+    own = ax is None
     if ax is None:
         fig = Figure(figsize=(6.4, 4.4), layout="constrained")
         FigureCanvasAgg(fig)
@@ -216,6 +258,8 @@ def plot_metric_vs_param(
         ax.set_title(title)
     if (group is not None and n_groups > 0) or baseline:
         ax.legend(fontsize="small", framealpha=0.85)
+    if own:
+        _caption(fig, ci_note(points, [metric]))
     return fig
 
 
@@ -247,7 +291,7 @@ def plot_per_ue(
         ]
         ys = np.array([s[0] for s in stats], dtype=np.float64)
         hws = np.array([s[1] for s in stats], dtype=np.float64)
-        label = f"{group} = {g}" if group is not None else field
+        label = f"{label_for(group)} = {g}" if group is not None else label_for(field)
         ax.bar(
             xs + (k - (len(groups) - 1) / 2) * width,
             ys,
@@ -265,6 +309,7 @@ def plot_per_ue(
         ax.set_title(title)
     if group is not None:
         ax.legend(fontsize="small", framealpha=0.85)
+    _caption(fig, ci_note(points, [f"lte.ues.{i}.{field}" for i in range(n_ues)]))
     return fig
 
 
@@ -343,6 +388,7 @@ def plot_goodput_delay(
         ax.set_ylim(bottom=0)
     if (group is not None and n_groups > 0) or baseline:
         ax_g.legend(fontsize="small", framealpha=0.85)
+    _caption(fig, ci_note(points, [goodput, delay]))
     return fig
 
 
@@ -400,6 +446,7 @@ def plot_tradeoff(
             ax.set_title(f"{label_for(panel)} = {k}", fontsize="medium")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize="small", framealpha=0.85)
+    _caption(fig, ci_note(points, [goodput, delay]))
     return fig
 
 

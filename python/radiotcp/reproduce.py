@@ -479,9 +479,26 @@ def reproduce(
     ``runs`` replaces the recipe's replications (a quicker, less precise reproduction; the
     sweep is then stored under ``<name>-runs<N>`` so it never mixes with the full one).
     """
+    recipe, rdir = find_recipe(name, dirs)
+    return reproduce_recipe(
+        recipe, rdir, out, store, runs=runs, jobs=jobs, cluster=cluster, progress=progress
+    )
+
+
+def reproduce_recipe(
+    recipe: Recipe,
+    rdir: Path,
+    out: Path,
+    store: Store,
+    *,
+    runs: int | None = None,
+    jobs: int | None = None,
+    cluster: Any = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Reproduction:
+    """:func:`reproduce` of a loaded recipe (`rdir`: the folder its paths are relative to)."""
     from . import plots
 
-    recipe, rdir = find_recipe(name, dirs)
     spec, result, baselines = run_recipe(
         recipe, rdir, store, runs=runs, jobs=jobs, cluster=cluster, progress=progress
     )

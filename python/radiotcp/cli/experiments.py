@@ -306,10 +306,13 @@ def cmd_reproduce(args: argparse.Namespace, out: Console, err: Console) -> int:
         t = Table(title="recipes (radiotcp reproduce NAME)", title_justify="left")
         t.add_column("name")
         t.add_column("what it reproduces")
+        t.add_row("tour", "one headline figure of each of the five systems, reduced runs")
         for name, title, _ in list_recipes():
             t.add_row(name, title)
         out.print(t)
         return EXIT_OK
+    if args.name == "tour":
+        return _cmd_tour(args, out, err)
     # An unknown recipe is an error before the store is opened or a progress bar is drawn.
     find_recipe(args.name)
     dest = args.output or Path("results") / "reproduce" / args.name
@@ -332,6 +335,28 @@ def cmd_reproduce(args: argparse.Namespace, out: Console, err: Console) -> int:
     )
     out.print(f"report: {(dest / 'report.md').resolve()}", highlight=False)
     out.print(f"figures and CSV: {dest.resolve()}", highlight=False)
+    return EXIT_OK
+
+
+def _cmd_tour(args: argparse.Namespace, out: Console, err: Console) -> int:
+    """`reproduce tour`: the stops of recipes/tour/tour.toml (radiotcp.tour)."""
+    from ..tour import NAME, run_tour
+
+    if args.runs is not None:
+        raise ConfigError(
+            "--runs", str(args.runs), "no --runs with the tour (each stop sets its own)"
+        )
+    dest = args.output or Path("results") / "reproduce" / NAME
+    with _store(args) as store, _progress(err, not args.no_progress) as prog:
+        res = run_tour(dest, store, jobs=args.jobs, cluster=args.cluster, progress=prog)
+    for stop, rep in zip(res.tour.stops, res.stops, strict=True):
+        fig = rep.out / f"{rep.recipe.figures[0].file}.png"
+        out.print(f"{stop.system}: {fig.resolve()}", highlight=False)
+    out.print(
+        f"{res.computed} runs computed now, {res.runs - res.computed} from the store {args.store}",
+        highlight=False,
+    )
+    out.print(f"tour report: {res.report.resolve()}", highlight=False)
     return EXIT_OK
 
 
