@@ -118,32 +118,17 @@ pub fn flat_metrics(r: &RunResult) -> Vec<(String, f64)> {
             out.push((format!("links.{prefix}.{k}"), v));
         }
     }
-    // Node sections: `<name>.<field>` and `drops.<name>.<reason>`.
-    let sections = [
-        ("bearer", r.bearer.as_ref().map(fields)),
-        ("rlp", r.rlp.as_ref().map(fields)),
-        ("bs", r.bs_ack.as_ref().map(fields)),
-        ("lte", r.lte.as_ref().map(|l| fields(&l.cell))),
-    ];
-    for (name, section) in sections {
-        let Some((nums, d)) = section else { continue };
-        drops(&mut out, name, d);
-        if let (Some(l), "rlp") = (&r.rlp, name) {
-            // Bai et al.'s y axis: goodput over the link's maximum TCP goodput.
-            out.push((
-                "normalised_goodput".into(),
-                goodputs.iter().sum::<f64>() / l.max_goodput_kbps,
-            ));
-        }
-        for (k, v) in nums {
-            out.push((format!("{name}.{k}"), v));
-        }
+    // The access network's section (its variant names the prefix), then the BS ACK
+    // controller's: `<name>.<field>` and `drops.<name>.<reason>`.
+    if let Some(a) = &r.access {
+        let m = a.flat_metrics(goodputs.iter().sum());
+        drops(&mut out, a.prefix(), m.drops);
+        out.extend(m.rest);
     }
-    if let Some(l) = &r.lte {
-        for u in &l.ues {
-            for (k, v) in fields(u).0 {
-                out.push((format!("lte.ues.{}.{k}", u.ue), v));
-            }
+    if let Some((nums, d)) = r.bs_ack.as_ref().map(fields) {
+        drops(&mut out, "bs", d);
+        for (k, v) in nums {
+            out.push((format!("bs.{k}"), v));
         }
     }
     out.push(("drops".into(), total_drops));

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::flatten::{fields, Metrics};
 use crate::link::{Dir, DirStats, DropReason};
 
 /// One flow: its identity and its metrics.
@@ -473,11 +474,11 @@ pub struct RunResult {
     pub events: u64,
     pub flows: Vec<FlowStats>,
     pub links: Vec<LinkStats>,
-    pub bearer: Option<BearerStats>,
-    pub rlp: Option<RlpLinkStats>,
+    /// The access network's own statistics, filled by its node's `finish` (serialised under
+    /// the variant's name: `bearer`, `rlp`, `lte`).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub access: Option<AccessStats>,
     pub bs_ack: Option<BsAckResult>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lte: Option<LteStats>,
     #[serde(skip)]
     pub traces: Option<Traces>,
     /// Set when the run ended early by its budget (`RunOptions::max_events`, the caller's
@@ -515,4 +516,113 @@ pub fn jain(x: &[f64]) -> f64 {
     }
     let s: f64 = x.iter().sum();
     s * s / (x.len() as f64 * s2)
+}
+
+/// What an access network reports: one variant per kind, the one place in the results that
+/// names the kinds. The variant's serde name is the prefix of its flat metrics
+/// (`bearer.<field>`, `drops.bearer.<reason>`; `lte.ues.<i>.<field>` per UE).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum AccessStats {
+    #[serde(rename = "bearer")]
+    Umts(BearerStats),
+    #[serde(rename = "rlp")]
+    Rlp(RlpLinkStats),
+    /// Boxed: a cell's statistics are much larger than the others'.
+    #[serde(rename = "lte")]
+    Lte(Box<LteStats>),
+}
+
+impl AccessStats {
+    /// The prefix of the kind's metrics.
+    pub fn prefix(&self) -> &'static str {
+        match self {
+            AccessStats::Umts(_) => "bearer",
+            AccessStats::Rlp(_) => "rlp",
+            AccessStats::Lte(_) => "lte",
+        }
+    }
+
+    /// Fill in what needs the flows, once every node has reported: an LTE cell's per-UE and
+    /// cell goodput and fairness (`host_of_flow` names the UE host of a flow; UE u is host
+    /// u + 1).
+    pub fn with_flows(&mut self, flows: &[FlowStats], host_of_flow: impl Fn(u32) -> u32) {
+        if let AccessStats::Lte(l) = self {
+            for f in flows {
+                let u = host_of_flow(f.flow) as usize - 1;
+                if let Some(ue) = l.ues.get_mut(u) {
+                    ue.goodput_kbps += f.m.goodput_kbps;
+                }
+            }
+            let g: Vec<f64> = l.ues.iter().map(|u| u.goodput_kbps).collect();
+            l.cell.goodput_kbps = g.iter().sum();
+            l.cell.fairness_jain = jain(&g);
+        }
+    }
+
+    /// The kind's flat metrics: its drops by reason (reported as `drops.<prefix>.<reason>`
+    /// and counted in the total `drops`), then in order the metrics that need the flows'
+    /// goodput (`goodput_kbps`: their sum), the `<prefix>.<field>` section, per-entity
+    /// metrics.
+    pub fn flat_metrics(&self, goodput_kbps: f64) -> AccessMetrics {
+        let p = self.prefix();
+        let (nums, drops) = match self {
+            AccessStats::Umts(b) => fields(b),
+            AccessStats::Rlp(l) => fields(l),
+            AccessStats::Lte(l) => fields(&l.cell),
+        };
+        let mut m = AccessMetrics {
+            drops,
+            ..AccessMetrics::default()
+        };
+        if let AccessStats::Rlp(l) = self {
+            // Bai et al.'s y axis: goodput over the link's maximum TCP goodput.
+            m.rest.push((
+                "normalised_goodput".into(),
+                goodput_kbps / l.max_goodput_kbps,
+            ));
+        }
+        m.rest
+            .extend(nums.into_iter().map(|(k, v)| (format!("{p}.{k}"), v)));
+        if let AccessStats::Lte(l) = self {
+            for u in &l.ues {
+                for (k, v) in fields(u).0 {
+                    m.rest.push((format!("lte.ues.{}.{k}", u.ue), v));
+                }
+            }
+        }
+        m
+    }
+}
+
+/// [`AccessStats::flat_metrics`]: the drops by reason (unprefixed) and the rest.
+#[derive(Debug, Default)]
+pub struct AccessMetrics {
+    pub drops: Metrics,
+    pub rest: Metrics,
+}
+
+impl RunResult {
+    /// The UMTS bearer's statistics, if the access is one.
+    pub fn bearer(&self) -> Option<&BearerStats> {
+        match &self.access {
+            Some(AccessStats::Umts(b)) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The IS-707 RLP link's statistics, if the access is one.
+    pub fn rlp(&self) -> Option<&RlpLinkStats> {
+        match &self.access {
+            Some(AccessStats::Rlp(l)) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// The LTE cell's statistics, if the access is one.
+    pub fn lte(&self) -> Option<&LteStats> {
+        match &self.access {
+            Some(AccessStats::Lte(l)) => Some(l.as_ref()),
+            _ => None,
+        }
+    }
 }

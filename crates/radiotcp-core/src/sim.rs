@@ -11,7 +11,7 @@ use crate::net::{LinkEvent, LinkId, Net, NodeId};
 use crate::node::{Ctx, Event, Node, NodeEvent};
 use crate::packet::Packet;
 use crate::probe::Probe;
-use crate::results::{jain, FlowStats, Halt, LinkStats, RunResult};
+use crate::results::{FlowStats, Halt, LinkStats, RunResult};
 
 /// How often (in events) the caller's stop check runs: rare enough to cost nothing, frequent
 /// enough that Ctrl-C answers within milliseconds.
@@ -340,10 +340,8 @@ impl Sim {
                 .map(|i| FlowStats::new(i as u32))
                 .collect(),
             links: Vec::new(),
-            bearer: None,
-            rlp: None,
+            access: None,
             bs_ack: None,
-            lte: None,
             traces: None,
             halted: None,
             pcap: Vec::new(),
@@ -368,17 +366,8 @@ impl Sim {
                     .push(LinkStats::new(i as u32, &link.name, dir, st, reordered));
             }
         }
-        if let Some(l) = r.lte.as_mut() {
-            // Per-UE goodput from the UE's flows (UE u is host u + 1), and the cell's.
-            for f in &r.flows {
-                let u = self.net.host_of_flow(f.flow) as usize - 1;
-                if let Some(ue) = l.ues.get_mut(u) {
-                    ue.goodput_kbps += f.m.goodput_kbps;
-                }
-            }
-            let g: Vec<f64> = l.ues.iter().map(|u| u.goodput_kbps).collect();
-            l.cell.goodput_kbps = g.iter().sum();
-            l.cell.fairness_jain = jain(&g);
+        if let Some(a) = r.access.as_mut() {
+            a.with_flows(&r.flows, |f| self.net.host_of_flow(f));
         }
         r.traces = self.probe.traces.take();
         r

@@ -71,7 +71,7 @@ fn drive(
 }
 
 fn bearer_drops(r: &EmulationResult) -> u64 {
-    let b = r.model.bearer.as_ref().unwrap();
+    let b = r.model.bearer().unwrap();
     b.drops.values().sum()
 }
 
@@ -100,7 +100,7 @@ fn a_paced_download_crosses_the_bearer_intact_in_order_and_no_faster_than_its_de
     assert_eq!(r.flows[0].server, "10.64.0.1:5001");
     assert_eq!(r.flows[0].ue, "10.64.0.2:40000");
     assert!(r.down.delay.mean_ms >= 137.0 && r.down.delay.max_ms >= r.down.delay.p95_ms);
-    let b = r.model.bearer.as_ref().unwrap();
+    let b = r.model.bearer().unwrap();
     assert!(
         b.dl_data_pdus_retransmitted > 0,
         "FER 10 %: the RLC repaired losses"
@@ -136,7 +136,7 @@ fn an_overload_fills_the_rlc_buffer_to_its_limit_and_every_packet_is_accounted_f
     let ttis = span as f64 / millis(10.0) as f64 + 2.0;
     assert!(got.len() as f64 * 1501.0 <= 480.0 * ttis);
     let r = emu.finish(secs(60.0));
-    let b = r.model.bearer.as_ref().unwrap();
+    let b = r.model.bearer().unwrap();
     assert!(
         b.max_buffer_sdus <= limit,
         "{} > {limit}",
@@ -192,8 +192,8 @@ fn ack_rate_control_paces_the_real_acks_and_lets_uplink_data_pass() {
     };
     let (off, req_off) = run(AckControlMode::None);
     let (on, req_on) = run(AckControlMode::Rate);
-    let held = on.model.bearer.as_ref().unwrap().acks_delayed;
-    assert_eq!(off.model.bearer.as_ref().unwrap().acks_delayed, 0);
+    let held = on.model.bearer().unwrap().acks_delayed;
+    assert_eq!(off.model.bearer().unwrap().acks_delayed, 0);
     assert!(held > 50, "{held} ACKs held");
     assert!(
         on.up.delay.mean_ms > off.up.delay.mean_ms + 20.0,

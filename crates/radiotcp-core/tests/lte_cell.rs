@@ -34,7 +34,7 @@ fn one_ue_alone_reaches_the_tbs_limited_goodput() {
     l.cell.ue_sinr_db = Some(vec![30.0]);
     l.fading.model = FadingKind::None;
     let r = go(&c, 1);
-    let cell = &r.lte.as_ref().unwrap().cell;
+    let cell = &r.lte().unwrap().cell;
     let tbs_bytes = tbs_for_mcs(Channel::Pdsch, 28, 100).unwrap() as f64 / 8.0;
     // Per block: 2 B MAC subheader; per SDU of 1500 B: 2 B PDCP and at most 2 B of RLC
     // header/LI. A 9422 B block carries ~6 SDUs.
@@ -46,7 +46,7 @@ fn one_ue_alone_reaches_the_tbs_limited_goodput() {
         g >= 0.85 * bound_kbps,
         "{g} kb/s below 85 % of {bound_kbps}"
     );
-    let ue = &r.lte.as_ref().unwrap().ues[0];
+    let ue = &r.lte().unwrap().ues[0];
     assert_eq!(ue.dl_mean_mcs, 28.0);
     assert_eq!(ue.dl_bler, 0.0);
 }
@@ -69,7 +69,7 @@ fn sr_and_grant_delays_show_in_the_uplink_ack_delay() {
     l.rlc.mode = RlcModeKind::Um;
     l.cell.ue_sinr_db = Some(vec![20.0]);
     l.fading.model = FadingKind::None;
-    let delay = |c: &ScenarioConfig| go(c, 3).lte.unwrap().ues[0].ul_ack_delay_mean_ms;
+    let delay = |c: &ScenarioConfig| go(c, 3).lte().cloned().unwrap().ues[0].ul_ack_delay_mean_ms;
     let sr_10 = delay(&c);
     lte(&mut c).uplink.sr_period_ms = 1;
     let sr_1 = delay(&c);
@@ -104,7 +104,7 @@ fn every_ack_is_sent_discarded_or_still_queued() {
         c.simulation.warmup_s = 2.0;
         lte(&mut c).ack_filter.scheme = scheme;
         let r = go(&c, 5);
-        let l = r.lte.unwrap();
+        let l = r.lte().cloned().unwrap();
         for u in &l.ues {
             let out = u.acks_sent + u.acks_discarded;
             assert!(
@@ -139,8 +139,7 @@ fn same_seed_same_result_other_seed_other_drop() {
     let b = go(&c, 7);
     assert_eq!(a, b);
     let other = go(&c, 8);
-    let xs =
-        |r: &RunResult| -> Vec<f64> { r.lte.as_ref().unwrap().ues.iter().map(|u| u.x_m).collect() };
+    let xs = |r: &RunResult| -> Vec<f64> { r.lte().unwrap().ues.iter().map(|u| u.x_m).collect() };
     assert_ne!(xs(&a), xs(&other));
     // A fixed drop seed keeps the placement across seeds, while the runs still differ.
     lte(&mut c).cell.drop_seed = Some(11);
@@ -158,7 +157,7 @@ fn finite_transfers_complete_no_faster_than_the_radio_allows() {
     c.simulation.duration_s = 15.0;
     c.simulation.warmup_s = 0.0;
     let r = go(&c, 2);
-    let l = r.lte.as_ref().unwrap();
+    let l = r.lte().unwrap();
     for f in &r.flows {
         let t =
             f.m.completion_s

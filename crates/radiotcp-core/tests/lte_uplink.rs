@@ -22,7 +22,7 @@ use radiotcp_core::{run, RunOptions};
 fn cell(c: &ScenarioConfig) -> LteCellStats {
     c.validate().expect("a valid scenario");
     let r = run(c, 7, 0, &RunOptions::default()).expect("the run completes");
-    r.lte.unwrap().cell
+    r.lte().cloned().unwrap().cell
 }
 
 fn short(ues: u32) -> ScenarioConfig {
@@ -47,7 +47,11 @@ fn the_cce_budget_caps_dcis_per_tti_and_the_priority_picks_who_waits() {
     // Per UE, the same passes-over (and the UE cap blocks none here).
     let per_ue = |c: &ScenarioConfig| {
         c.validate().unwrap();
-        let r = run(c, 7, 0, &RunOptions::default()).unwrap().lte.unwrap();
+        let r = run(c, 7, 0, &RunOptions::default())
+            .unwrap()
+            .lte()
+            .cloned()
+            .unwrap();
         let ul: u64 = r.ues.iter().map(|u| u.ul_dci_blocked).sum();
         let dl: u64 = r.ues.iter().map(|u| u.dl_dci_blocked).sum();
         (dl, ul, r.cell)
@@ -149,7 +153,11 @@ fn listed_coupling_losses_set_the_headroom_and_the_uplink_mcs() {
     l.uplink.interference = UlInterferenceKind::Constant;
     l.fading.model = radiotcp_core::config::FadingKind::None;
     c.validate().unwrap();
-    let r = run(&c, 3, 0, &RunOptions::default()).unwrap().lte.unwrap();
+    let r = run(&c, 3, 0, &RunOptions::default())
+        .unwrap()
+        .lte()
+        .cloned()
+        .unwrap();
     let h: Vec<f64> = r.ues.iter().map(|u| u.ul_headroom_db).collect();
     // P_CMAX − P0 − PL at one PRB: 23 + 80 − PL.
     for (got, want) in h.iter().zip([3.0, -17.0, -27.0, -32.0]) {

@@ -224,7 +224,7 @@ fn umts_error_free_goodput_approaches_the_bearer_payload_rate() {
     radio.buffer.limit_sdus = 400;
     let r = run(&c, 1, 0, &RunOptions::default()).unwrap();
     let g: f64 = r.flows.iter().map(|f| f.m.goodput_kbps).sum();
-    let b = r.bearer.as_ref().unwrap();
+    let b = r.bearer().unwrap();
     // STATUS PDUs answering the uplink's polls take downlink slots (about 1.3%).
     let slots = 1200.0 * 120.0;
     let status_share = b.ul_status_pdus as f64 / slots;
@@ -234,7 +234,7 @@ fn umts_error_free_goodput_approaches_the_bearer_payload_rate() {
         g >= 0.995 * bound * (1.0 - status_share),
         "goodput {g} vs {bound} less {status_share} of STATUS"
     );
-    let b = r.bearer.unwrap();
+    let b = r.bearer().cloned().unwrap();
     assert_eq!(b.dl_ttis_lost + b.ul_ttis_lost, 0);
     assert_eq!(b.dl_data_pdus_retransmitted, 0);
 }
@@ -252,7 +252,7 @@ fn umts_goodput_cannot_exceed_one_minus_fer_of_the_payload_rate() {
         for i in 0..4 {
             let r = run(&c, 5, i, &RunOptions::default()).unwrap();
             let g: f64 = r.flows.iter().map(|f| f.m.goodput_kbps).sum();
-            let fer = r.bearer.as_ref().unwrap().dl_fer;
+            let fer = r.bearer().unwrap().dl_fer;
             assert!((fer - 0.1).abs() < 0.03, "{model:?}: realised FER {fer}");
             let bound = (1.0 - fer) * umts_payload_bound_kbps();
             assert!(
@@ -328,7 +328,7 @@ fn ack_rate_control_cuts_overflows_and_delay_in_the_4_flow_preset() {
         };
         for i in 0..5 {
             let r = run(&c, 21, i, &RunOptions::default()).unwrap();
-            let b = r.bearer.as_ref().unwrap();
+            let b = r.bearer().unwrap();
             let g = r.flows.iter().map(|f| f.m.goodput_kbps).sum::<f64>();
             let d = r.flows.iter().map(|f| f.m.delay_mean_ms).sum::<f64>() / 4.0;
             m.over += b.drops["buffer_full"] as f64 / 5.0;

@@ -50,7 +50,7 @@ use crate::radio::lte::sched::{Allocation, Candidate, PfScheduler, UlScheduler};
 use crate::radio::lte::tbs::{tbs_for_mcs, Channel};
 use crate::radio::lte::ul_mac::{bsr_bytes, bsr_index, UeUlMac, SHORT_BSR_BYTES};
 use crate::radio::TxOpportunity;
-use crate::results::{LteCellStats, LteStats, LteUeStats, RunResult};
+use crate::results::{AccessStats, LteCellStats, LteStats, LteUeStats, RunResult};
 
 use super::{Ctx, NodeEvent};
 
@@ -1559,11 +1559,11 @@ impl LteNode {
         cell.ul_dci_blocked = c.ul_dci_blocked;
         cell.dl_ue_cap_blocked = c.dl_ue_cap_blocked;
         cell.ul_ue_cap_blocked = c.ul_ue_cap_blocked;
-        r.lte = Some(LteStats {
+        r.access = Some(AccessStats::Lte(Box::new(LteStats {
             flows_per_ue: self.flows_per_ue,
             cell,
             ues,
-        });
+        })));
     }
 }
 

@@ -8,7 +8,7 @@ use crate::packet::{HostId, Packet};
 use crate::probe::Occupancy;
 use crate::radio::channel::Channel;
 use crate::radio::rlp::{Frame, RlpEntity, RlpParams};
-use crate::results::{RlpLinkStats, RunResult};
+use crate::results::{AccessStats, RlpLinkStats, RunResult};
 
 use super::{Ctx, NodeEvent};
 
@@ -186,7 +186,7 @@ impl RlpNode {
         let fwd = self.iap.stats();
         let rx = self.mh_rlp.stats();
         let slots = self.slots.max(1) as f64;
-        r.rlp = Some(RlpLinkStats {
+        r.access = Some(AccessStats::Rlp(RlpLinkStats {
             drops: [
                 ("iap_full".to_string(), self.iap_drops),
                 ("aborted".to_string(), rx.packets_lost_to_abort),
@@ -206,6 +206,6 @@ impl RlpNode {
             rev_frames_aborted: fwd.frames_aborted,
             rev_packets_lost_to_abort: fwd.packets_lost_to_abort,
             max_goodput_kbps: self.max_goodput_kbps,
-        });
+        }));
     }
 }

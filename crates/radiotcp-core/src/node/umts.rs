@@ -18,7 +18,7 @@ use crate::queue::{BufferDiscipline, BufferDrop, Verdict};
 use crate::radio::channel::Channel;
 use crate::radio::rlc_am::{Pdu, RlcAmEntity, RlcAmParams};
 use crate::radio::TxOpportunity;
-use crate::results::{BearerStats, RunResult};
+use crate::results::{AccessStats, BearerStats, RunResult};
 
 use super::{Ctx, NodeEvent};
 
@@ -330,7 +330,7 @@ impl UmtsNode {
 
     pub fn finish(&mut self, r: &mut RunResult, end: Time, measure_from: Time) {
         let ack = self.ack_ctrl.as_ref().map(|c| &c.stats);
-        r.bearer = Some(BearerStats {
+        r.access = Some(AccessStats::Umts(BearerStats {
             drops: BufferDrop::ALL
                 .iter()
                 .map(|d| (d.name().to_string(), self.buffer_drops[*d as usize]))
@@ -350,6 +350,6 @@ impl UmtsNode {
             mrw_procedures: self.rnc.stats.mrw_sent,
             acks_delayed: ack.map_or(0, |s| s.acks_delayed),
             ack_delay_mean_ms: ack.map_or(0.0, |s| mean_wait_ms(s.total_delay, s.acks_delayed)),
-        });
+        }));
     }
 }
