@@ -4,12 +4,15 @@ Skipped, with the reason, on a machine that cannot emulate (no root, no TUN, no 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +22,7 @@ from radiotcp.config import load
 from radiotcp.emulate import EmulationUnavailable, emulate, preflight
 
 from .conftest import REPO
+from .test_sweep import _assert_gone, _children, _running
 
 UMTS = REPO / "scenarios" / "umts-384k.toml"
 
@@ -230,6 +234,61 @@ def test_a_namespace_left_by_a_killed_emulation_is_removed_by_the_next_one():
     finally:
         for ns in (stale, live):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+EMULATE_SLEEPERS = ["--server", "sleep 1000", "--", "sleep", "999"]
+
+
+def _start_sleeping_emulation() -> tuple[subprocess.Popen, set[int]]:
+    """`radiotcp emulate` with a server and a UE command that only sleep, in a subprocess;
+    returned once both commands run, with their process ids."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "radiotcp", "emulate", str(UMTS), *EMULATE_SLEEPERS],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    children: set[int] = set()
+    deadline = time.time() + 30
+    while time.time() < deadline and proc.poll() is None and len(children) < 2:
+        time.sleep(0.05)
+        children = {
+            c
+            for c in _children(proc.pid)
+            if _running(c) and Path(f"/proc/{c}/comm").read_text().strip() == "sleep"
+        }
+    if len(children) < 2:
+        proc.kill()
+        pytest.fail(f"the commands did not start: {proc.communicate()[1]}")
+    return proc, children
+
+
+@needs_emulation
+def test_kill_9_on_emulate_takes_its_commands_with_it():
+    proc, children = _start_sleeping_emulation()
+    try:
+        proc.kill()
+        proc.communicate(timeout=10)
+        _assert_gone(children)
+    finally:
+        for c in children:
+            with contextlib.suppress(OSError):
+                os.kill(c, signal.SIGKILL)
+        # Its namespace is left (nothing of it could run); the next emulation would remove it.
+        subprocess.run(["ip", "netns", "del", f"radiotcp-{proc.pid}-1"], capture_output=True)
+
+
+@needs_emulation
+def test_sigterm_on_emulate_stops_its_commands_and_removes_its_namespace():
+    proc, children = _start_sleeping_emulation()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    _assert_gone(children)
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert err.strip() == "terminated by SIGTERM: stopped, its child processes ended"
+    names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert f"radiotcp-{proc.pid}-" not in names
 
 
 @needs_emulation
