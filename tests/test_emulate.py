@@ -340,3 +340,66 @@ def test_a_scenario_the_emulation_cannot_carry_is_a_config_error():
     with pytest.raises(ConfigError) as e:
         _core.Emulation(to_core_json(cfg), "rtcptest0s", "rtcptest0u")
     assert e.value.key == "access.ues"
+
+
+@pytest.mark.parametrize(
+    ("p99", "mx", "p99_hit", "max_hit"),
+    [
+        (128.0, 3100.0, False, False),  # the documented measurement
+        (1000.0, 10000.0, False, False),  # at the bounds
+        (2500.0, 3100.0, True, False),
+        (300.0, 154000.0, False, True),
+        (2500.0, 154000.0, True, True),  # the busy machine of issue 24
+    ],
+)
+def test_a_clock_lag_beyond_its_bounds_is_flagged(p99, mx, p99_hit, max_hit):
+    from radiotcp.emulate import LAG_MAX_BOUND_US, LAG_P99_BOUND_US, check_lag
+
+    lag = {"events": 100, "mean_us": 50.0, "p50_us": 40.0, "p99_us": p99, "max_us": mx}
+    warning = check_lag(lag)
+    assert (lag["p99_exceeded"], lag["max_exceeded"]) == (p99_hit, max_hit)
+    assert lag["exceeded"] == (p99_hit or max_hit)
+    assert (lag["p99_bound_us"], lag["max_bound_us"]) == (LAG_P99_BOUND_US, LAG_MAX_BOUND_US)
+    if not lag["exceeded"]:
+        assert warning is None
+        return
+    assert "\n" not in warning and "documented bound" in warning
+    assert ("p99 2.5 ms > 1 ms" in warning) == p99_hit
+    assert ("max 154 ms > 10 ms" in warning) == max_hit
+
+
+def test_the_report_and_its_json_say_when_the_lag_exceeded_its_bound():
+    from rich.console import Console
+
+    from radiotcp.cli.emulate import payload, print_report
+    from radiotcp.emulate import EmulationReport, check_lag
+
+    direction = {
+        "packets_in": 10,
+        "packets_out": 10,
+        "payload_out": 1000,
+        "goodput_kbps": 8.0,
+        "delay": {"mean_ms": 1.0, "p95_ms": 2.0, "max_ms": 3.0},
+    }
+    for p99, mx in [(2500.0, 154000.0), (128.0, 3100.0)]:
+        lag = {"events": 100, "mean_us": 50.0, "p50_us": 40.0, "p99_us": p99, "max_us": mx}
+        warning = check_lag(lag)
+        report = {
+            "duration_s": 1.0,
+            "down": direction,
+            "up": direction,
+            "flows": [],
+            "metrics": {},
+            "undelivered": 0,
+            "lag": lag,
+            "pcap": [],
+        }
+        r = EmulationReport(report, 0, "10.64.0.1", "10.64.0.2", "ns", 1.0)
+        r.warnings = [warning] if warning else []
+        data = json.loads(json.dumps(payload(r, "x.toml")))
+        assert data["lag_exceeded"] is (warning is not None)
+        assert data["lag"]["exceeded"] is (warning is not None)
+        console = Console(record=True, width=80)
+        print_report(r, console)
+        lines = [x for x in console.export_text().splitlines() if x.startswith("warning:")]
+        assert lines == ([f"warning: {warning}"] if warning else [])
