@@ -4,12 +4,15 @@ Skipped, with the reason, on a machine that cannot emulate (no root, no TUN, no 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +22,7 @@ from radiotcp.config import load
 from radiotcp.emulate import EmulationUnavailable, emulate, preflight
 
 from .conftest import REPO
+from .test_sweep import _assert_gone, _children, _running
 
 UMTS = REPO / "scenarios" / "umts-384k.toml"
 
@@ -232,6 +236,61 @@ def test_a_namespace_left_by_a_killed_emulation_is_removed_by_the_next_one():
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
+EMULATE_SLEEPERS = ["--server", "sleep 1000", "--", "sleep", "999"]
+
+
+def _start_sleeping_emulation() -> tuple[subprocess.Popen, set[int]]:
+    """`radiotcp emulate` with a server and a UE command that only sleep, in a subprocess;
+    returned once both commands run, with their process ids."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "radiotcp", "emulate", str(UMTS), *EMULATE_SLEEPERS],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    children: set[int] = set()
+    deadline = time.time() + 30
+    while time.time() < deadline and proc.poll() is None and len(children) < 2:
+        time.sleep(0.05)
+        children = {
+            c
+            for c in _children(proc.pid)
+            if _running(c) and Path(f"/proc/{c}/comm").read_text().strip() == "sleep"
+        }
+    if len(children) < 2:
+        proc.kill()
+        pytest.fail(f"the commands did not start: {proc.communicate()[1]}")
+    return proc, children
+
+
+@needs_emulation
+def test_kill_9_on_emulate_takes_its_commands_with_it():
+    proc, children = _start_sleeping_emulation()
+    try:
+        proc.kill()
+        proc.communicate(timeout=10)
+        _assert_gone(children)
+    finally:
+        for c in children:
+            with contextlib.suppress(OSError):
+                os.kill(c, signal.SIGKILL)
+        # Its namespace is left (nothing of it could run); the next emulation would remove it.
+        subprocess.run(["ip", "netns", "del", f"radiotcp-{proc.pid}-1"], capture_output=True)
+
+
+@needs_emulation
+def test_sigterm_on_emulate_stops_its_commands_and_removes_its_namespace():
+    proc, children = _start_sleeping_emulation()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    _assert_gone(children)
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert err.strip() == "terminated by SIGTERM: stopped, its child processes ended"
+    names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert f"radiotcp-{proc.pid}-" not in names
+
+
 @needs_emulation
 def test_emulate_compare_runs_both_sides_and_writes_its_json(tmp_path, capsys):
     args = ["--bytes", "40000", "--emulated", "1", "--simulated", "2", "--out", str(tmp_path)]
@@ -281,3 +340,66 @@ def test_a_scenario_the_emulation_cannot_carry_is_a_config_error():
     with pytest.raises(ConfigError) as e:
         _core.Emulation(to_core_json(cfg), "rtcptest0s", "rtcptest0u")
     assert e.value.key == "access.ues"
+
+
+@pytest.mark.parametrize(
+    ("p99", "mx", "p99_hit", "max_hit"),
+    [
+        (128.0, 3100.0, False, False),  # the documented measurement
+        (1000.0, 10000.0, False, False),  # at the bounds
+        (2500.0, 3100.0, True, False),
+        (300.0, 154000.0, False, True),
+        (2500.0, 154000.0, True, True),  # the busy machine of issue 24
+    ],
+)
+def test_a_clock_lag_beyond_its_bounds_is_flagged(p99, mx, p99_hit, max_hit):
+    from radiotcp.emulate import LAG_MAX_BOUND_US, LAG_P99_BOUND_US, check_lag
+
+    lag = {"events": 100, "mean_us": 50.0, "p50_us": 40.0, "p99_us": p99, "max_us": mx}
+    warning = check_lag(lag)
+    assert (lag["p99_exceeded"], lag["max_exceeded"]) == (p99_hit, max_hit)
+    assert lag["exceeded"] == (p99_hit or max_hit)
+    assert (lag["p99_bound_us"], lag["max_bound_us"]) == (LAG_P99_BOUND_US, LAG_MAX_BOUND_US)
+    if not lag["exceeded"]:
+        assert warning is None
+        return
+    assert "\n" not in warning and "documented bound" in warning
+    assert ("p99 2.5 ms > 1 ms" in warning) == p99_hit
+    assert ("max 154 ms > 10 ms" in warning) == max_hit
+
+
+def test_the_report_and_its_json_say_when_the_lag_exceeded_its_bound():
+    from rich.console import Console
+
+    from radiotcp.cli.emulate import payload, print_report
+    from radiotcp.emulate import EmulationReport, check_lag
+
+    direction = {
+        "packets_in": 10,
+        "packets_out": 10,
+        "payload_out": 1000,
+        "goodput_kbps": 8.0,
+        "delay": {"mean_ms": 1.0, "p95_ms": 2.0, "max_ms": 3.0},
+    }
+    for p99, mx in [(2500.0, 154000.0), (128.0, 3100.0)]:
+        lag = {"events": 100, "mean_us": 50.0, "p50_us": 40.0, "p99_us": p99, "max_us": mx}
+        warning = check_lag(lag)
+        report = {
+            "duration_s": 1.0,
+            "down": direction,
+            "up": direction,
+            "flows": [],
+            "metrics": {},
+            "undelivered": 0,
+            "lag": lag,
+            "pcap": [],
+        }
+        r = EmulationReport(report, 0, "10.64.0.1", "10.64.0.2", "ns", 1.0)
+        r.warnings = [warning] if warning else []
+        data = json.loads(json.dumps(payload(r, "x.toml")))
+        assert data["lag_exceeded"] is (warning is not None)
+        assert data["lag"]["exceeded"] is (warning is not None)
+        console = Console(record=True, width=80)
+        print_report(r, console)
+        lines = [x for x in console.export_text().splitlines() if x.startswith("warning:")]
+        assert lines == ([f"warning: {warning}"] if warning else [])

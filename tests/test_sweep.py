@@ -265,6 +265,117 @@ def test_ctrl_c_stops_a_sweep_cleanly_and_keeps_finished_runs(tmp_path):
         assert 1 <= st.count_runs() < 24
 
 
+def _children(pid: int) -> set[int]:
+    """Process ids whose parent is ``pid`` (from /proc)."""
+    out = set()
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.add(int(d.name))
+    return out
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie, dead but not yet reaped by its new parent,
+    holds nothing and counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+needs_linux = pytest.mark.skipif(
+    sys.platform != "linux", reason="reads /proc; PR_SET_PDEATHSIG is Linux's"
+)
+
+# Busy for tens of seconds on two cores: it is killed long before the end.
+BUSY_SWEEP = SLOW_SWEEP.replace("runs = 6", "runs = 60")
+
+
+def _start_busy_sweep(tmp_path) -> tuple[subprocess.Popen, Path, set[int]]:
+    """A sweep with one pool worker (``--jobs 2``) in a subprocess, returned once the worker
+    runs and a first run is stored; with the worker's process ids."""
+    sweep_file = tmp_path / "busy.toml"
+    sweep_file.write_text(BUSY_SWEEP.format(preset=PRESET))
+    store = tmp_path / "store.sqlite"
+    cmd = [sys.executable, "-m", "radiotcp", "sweep", str(sweep_file), "--store", str(store)]
+    proc = subprocess.Popen(
+        [*cmd, "--jobs", "2", "--no-progress"],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    workers: set[int] = set()
+    deadline = time.time() + 60
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+        workers = {w for w in _children(proc.pid) if _running(w)}
+        try:
+            with sqlite3.connect(store) as db:
+                if workers and db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] >= 1:
+                    break
+        except sqlite3.Error:
+            continue
+    if proc.poll() is not None or not workers:
+        proc.kill()
+        pytest.fail(f"the sweep ended, or had no worker, before it could be killed: {workers}")
+    return proc, store, workers
+
+
+def _assert_gone(pids: set[int], within_s: float = 10.0) -> None:
+    deadline = time.time() + within_s
+    while time.time() < deadline and any(_running(p) for p in pids):
+        time.sleep(0.05)
+    assert not [p for p in pids if _running(p)], "processes of the sweep outlived it"
+
+
+def _assert_exact_runs(tmp_path, store: Path) -> int:
+    """The store opens, is intact, and each stored run is the run computed again now."""
+    from radiotcp._worker import run_chunk
+
+    with sqlite3.connect(store) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    spec_, base_dir = load_sweep(tmp_path / "busy.toml")
+    planned = {p.key: p for p in plan(spec_, base_dir)}
+    with Store(store) as st:
+        stored = {r.key: r.metrics_json for r in st.sweep_runs("slow")}
+    assert 1 <= len(stored) < len(planned)
+    # Two of them (each a few tenths of a second): the first and the last stored.
+    for key in (min(stored), max(stored)):
+        p = planned[key]
+        [(_, metrics, _)] = run_chunk([(p.key, p.config_json, p.seed, p.run_index)])
+        assert metrics == stored[key]
+    return len(stored)
+
+
+@needs_linux
+def test_sigterm_ends_a_sweep_and_its_workers_and_says_what_is_stored(tmp_path):
+    proc, store, workers = _start_busy_sweep(tmp_path)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    _assert_gone(workers)
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert "Traceback" not in err
+    n = _assert_exact_runs(tmp_path, store)
+    line = f"terminated by SIGTERM: {n} of 240 runs of sweep slow are stored in {store}"
+    assert err.strip().splitlines() == [f"{line}; run the same command again to compute the rest"]
+
+
+@needs_linux
+def test_sigkill_on_a_sweep_takes_its_workers_with_it(tmp_path):
+    proc, store, workers = _start_busy_sweep(tmp_path)
+    proc.kill()
+    proc.communicate(timeout=30)
+    _assert_gone(workers)
+    _assert_exact_runs(tmp_path, store)
+
+
 def test_canonical_key_shortcut_matches_the_dict_form():
     from radiotcp.store import canonical
 

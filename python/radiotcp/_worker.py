@@ -7,6 +7,7 @@ text).
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Sequence
 
 # (run key, resolved config JSON, seed, run index)
@@ -24,3 +25,16 @@ def run_chunk(tasks: Sequence[Task]) -> list[Done]:
         metrics, wall = _core.simulate_metrics(doc, seed, run_index)
         out.append((key, metrics, wall))
     return out
+
+
+def init_local_worker(driver_pid: int) -> None:
+    """Initializer of a local pool worker: it dies with its driver. The kernel kills it when
+    the driver dies, however (SIGKILL, the OOM killer: ``PR_SET_PDEATHSIG``); SIGTERM and
+    SIGHUP end it (the driver's handlers, inherited through fork, are reset); Ctrl-C is the
+    driver's to handle, which then ends the pool."""
+    from radiotcp._lifetime import die_with_parent
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(driver_pid)

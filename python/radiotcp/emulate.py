@@ -21,6 +21,7 @@ import ipaddress
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -31,9 +32,24 @@ from pathlib import Path
 from typing import Any
 
 from . import _core
+from ._lifetime import die_with_parent_preexec, termination_raises
 from .config import ScenarioConfig, to_core_json
 
-__all__ = ["EmulationReport", "EmulationUnavailable", "emulate", "preflight"]
+__all__ = [
+    "LAG_MAX_BOUND_US",
+    "LAG_P99_BOUND_US",
+    "EmulationReport",
+    "EmulationUnavailable",
+    "check_lag",
+    "emulate",
+    "preflight",
+]
+
+# The real-time clock's documented bounds (docs/emulation.md, "Measured"): the p99 lag within
+# 1 ms (the target), no event later than 10 ms (one TTI, the model's coarsest time scale). A
+# run beyond either was carried late: its report says so (``lag.exceeded``, a warning).
+LAG_P99_BOUND_US = 1_000.0
+LAG_MAX_BOUND_US = 10_000.0
 
 # /30 blocks of 10.64.0.0/16, one per emulation (by process id and a counter), so that
 # emulations running at the same time do not share addresses.
@@ -52,7 +68,8 @@ class EmulationReport:
     """What an emulation did: ``report`` is the emulator's dict (``down``, ``up``: counts,
     ``goodput_kbps`` and ``delay``; ``flows``; ``lag``: the real-time clock's lag in µs;
     ``model`` and ``metrics``: the models' statistics as a simulation reports them;
-    ``traces``; ``pcap``), ``returncode`` the command's exit status."""
+    ``traces``; ``pcap``), ``returncode`` the command's exit status. ``warnings``: what makes
+    the run's numbers doubtful (the clock lag beyond its bounds, :func:`check_lag`)."""
 
     report: dict[str, Any]
     returncode: int
@@ -62,6 +79,35 @@ class EmulationReport:
     wall_s: float
     server_returncode: int | None = None
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def check_lag(lag: dict[str, Any]) -> str | None:
+    """Judge the clock lag of a report (``report["lag"]``: ``p99_us``, ``max_us``) against
+    the documented bounds: adds ``p99_bound_us``, ``max_bound_us``, ``p99_exceeded``,
+    ``max_exceeded`` and ``exceeded`` to it, and returns a one-line warning if a bound was
+    exceeded (else None)."""
+    p99, mx = float(lag.get("p99_us", 0.0)), float(lag.get("max_us", 0.0))
+    lag["p99_bound_us"] = LAG_P99_BOUND_US
+    lag["max_bound_us"] = LAG_MAX_BOUND_US
+    lag["p99_exceeded"] = p99 > LAG_P99_BOUND_US
+    lag["max_exceeded"] = mx > LAG_MAX_BOUND_US
+    lag["exceeded"] = lag["p99_exceeded"] or lag["max_exceeded"]
+    if not lag["exceeded"]:
+        return None
+    over = [
+        f"{name} {v / 1000:.3g} ms > {bound / 1000:.3g} ms"
+        for name, v, bound, hit in [
+            ("p99", p99, LAG_P99_BOUND_US, lag["p99_exceeded"]),
+            ("max", mx, LAG_MAX_BOUND_US, lag["max_exceeded"]),
+        ]
+        if hit
+    ]
+    return (
+        f"the real-time clock lagged beyond its documented bound ({', '.join(over)}): "
+        "the models ran late, so delays and rates are not those of the scenario (a busy "
+        "machine?)"
+    )
 
 
 def preflight() -> None:
@@ -202,68 +248,106 @@ def emulate(
     ns_made = False
     server_proc: subprocess.Popen[Any] | None = None
     t0 = time.monotonic()
-    try:
-        _disable_ipv6(server_tun, None)
-        _ip("addr", "add", f"{server}/32", "peer", f"{ue}/32", "dev", server_tun)
-        _ip("link", "set", server_tun, "up")
-        _ip("netns", "add", ns)
-        ns_made = True
-        _ip("link", "set", ue_tun, "netns", ns)
-        _disable_ipv6(ue_tun, ns)
-        _ip("-n", ns, "addr", "add", f"{ue}/32", "peer", f"{server}/32", "dev", ue_tun)
-        _ip("-n", ns, "link", "set", "lo", "up")
-        _ip("-n", ns, "link", "set", ue_tun, "up")
-        _ip("-n", ns, "route", "add", "default", "dev", ue_tun)
-        emu.start(max_seconds)
-        started = True
-        if on_ready is not None:
-            on_ready(server, ue)
-        if server_command:
-            server_proc = subprocess.Popen(
-                _substitute(server_command, values), env=env, stdout=stdout, stderr=stderr
-            )
-            time.sleep(server_wait_s)
-        timeout = None if max_seconds is None else max(0.0, max_seconds - (time.monotonic() - t0))
-        client = subprocess.Popen(
-            ["ip", "netns", "exec", ns, *_substitute(command, values)],
-            env=env,
-            stdout=stdout,
-            stderr=stderr,
-        )
+    client: subprocess.Popen[Any] | None = None
+    # SIGTERM / SIGHUP raise Terminated inside, so that the `finally` ends the commands and
+    # deletes the namespace.
+    with termination_raises():
         try:
-            returncode = client.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            client.terminate()
-            returncode = client.wait()
-        server_rc = None
-        if server_proc is not None:
-            if server_proc.poll() is None:
-                server_proc.terminate()
+            _disable_ipv6(server_tun, None)
+            _ip("addr", "add", f"{server}/32", "peer", f"{ue}/32", "dev", server_tun)
+            _ip("link", "set", server_tun, "up")
+            _ip("netns", "add", ns)
+            ns_made = True
+            _ip("link", "set", ue_tun, "netns", ns)
+            _disable_ipv6(ue_tun, ns)
+            _ip("-n", ns, "addr", "add", f"{ue}/32", "peer", f"{server}/32", "dev", ue_tun)
+            _ip("-n", ns, "link", "set", "lo", "up")
+            _ip("-n", ns, "link", "set", ue_tun, "up")
+            _ip("-n", ns, "route", "add", "default", "dev", ue_tun)
+            emu.start(max_seconds)
+            started = True
+            if on_ready is not None:
+                on_ready(server, ue)
+            if server_command:
+                # A process group of its own, so that what it starts is stopped with it; and
+                # killed by the kernel if this process dies outright.
+                server_proc = subprocess.Popen(
+                    _substitute(server_command, values),
+                    env=env,
+                    stdout=stdout,
+                    stderr=stderr,
+                    process_group=0,
+                    preexec_fn=die_with_parent_preexec(),
+                )
+                time.sleep(server_wait_s)
+            timeout = (
+                None if max_seconds is None else max(0.0, max_seconds - (time.monotonic() - t0))
+            )
+            # The UE's command stays in the caller's process group (the terminal's Ctrl-C reaches
+            # it, an interactive shell can read the terminal); the kernel kills it if this
+            # process dies outright, and the `finally` below otherwise.
+            client = subprocess.Popen(
+                ["ip", "netns", "exec", ns, *_substitute(command, values)],
+                env=env,
+                stdout=stdout,
+                stderr=stderr,
+                preexec_fn=die_with_parent_preexec(),
+            )
+            try:
+                returncode = client.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                client.terminate()
+                returncode = client.wait()
+            client = None
+            server_rc = None
+            if server_proc is not None:
+                _signal_group(server_proc, signal.SIGTERM)
                 try:
                     server_proc.wait(timeout=5)
                 except subprocess.TimeoutExpired:
-                    server_proc.kill()
-            server_rc = server_proc.wait()
-            server_proc = None
-        report = emu.stop()
-        started = False
-        return EmulationReport(
-            report=report,
-            returncode=returncode,
-            server_address=server,
-            ue_address=ue,
-            namespace=ns,
-            wall_s=time.monotonic() - t0,
-            server_returncode=server_rc,
-            notes=[f"removed namespace {n}, left by an emulation that was killed" for n in stale],
-        )
-    finally:
-        if server_proc is not None and server_proc.poll() is None:
-            server_proc.kill()
-        if started:
-            # Cleaning up after another error: that one is the one to report.
-            with contextlib.suppress(Exception):
-                emu.stop()
-        del emu  # closes the TUN devices: the server side's address goes with them
-        if ns_made:
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+                    _signal_group(server_proc, signal.SIGKILL)
+                server_rc = server_proc.wait()
+                _signal_group(server_proc, signal.SIGKILL)  # what it left running
+                server_proc = None
+            report = emu.stop()
+            started = False
+            lag_warning = check_lag(report["lag"])
+            return EmulationReport(
+                report=report,
+                returncode=returncode,
+                server_address=server,
+                ue_address=ue,
+                namespace=ns,
+                wall_s=time.monotonic() - t0,
+                server_returncode=server_rc,
+                notes=[
+                    f"removed namespace {n}, left by an emulation that was killed" for n in stale
+                ],
+                warnings=[lag_warning] if lag_warning else [],
+            )
+        finally:
+            # An error, Ctrl-C or SIGTERM (Terminated): end the commands first.
+            if client is not None and client.poll() is None:
+                client.terminate()
+                try:
+                    client.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    client.kill()
+                    client.wait()
+            if server_proc is not None:
+                _signal_group(server_proc, signal.SIGKILL)
+                server_proc.wait()
+            if started:
+                # Cleaning up after another error: that one is the one to report.
+                with contextlib.suppress(Exception):
+                    emu.stop()
+            del emu  # closes the TUN devices: the server side's address goes with them
+            if ns_made:
+                subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def _signal_group(proc: subprocess.Popen[Any], sig: int) -> None:
+    """Send ``sig`` to the process group that ``proc`` leads (started with
+    ``process_group=0``), if any of it is left."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)

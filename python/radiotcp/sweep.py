@@ -15,6 +15,7 @@ results are identical because every run is a pure function of its configuration 
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import itertools
@@ -32,7 +33,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from . import _core
-from ._worker import Done, Task, run_chunk
+from ._lifetime import termination_raises
+from ._worker import Done, Task, init_local_worker, run_chunk
 from .config import load, load_toml, parse_override, read_toml_text, to_core_json, to_dict
 from .errors import ConfigError
 from .stats import mean_ci
@@ -344,7 +346,13 @@ def _run_local(chunks: list[list[Task]], jobs: int) -> Iterator[list[Done]]:
             yield run_chunk(c)
         return
     todo = iter(chunks)
-    pool = ProcessPoolExecutor(max_workers=jobs - 1)
+    # The workers die with this process: the kernel kills them if it dies (init_local_worker),
+    # and an exception here (Ctrl-C, SIGTERM: see run_sweep) kills them before it propagates,
+    # rather than waiting for the chunks they are running.
+    pool = ProcessPoolExecutor(
+        max_workers=jobs - 1, initializer=init_local_worker, initargs=(os.getpid(),)
+    )
+    finished = False
     try:
         # Two chunks queued per worker keep it busy while the driver stores results.
         pending = {pool.submit(run_chunk, c) for c in itertools.islice(todo, 2 * (jobs - 1))}
@@ -362,8 +370,24 @@ def _run_local(chunks: list[list[Task]], jobs: int) -> Iterator[list[Done]]:
             if not finished and local is not None:
                 yield run_chunk(local)
                 local = next(todo, None)
+        finished = True
     finally:
+        if not finished:
+            _kill_workers(pool)
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    """SIGKILL the pool's worker processes (their chunks are lost; nothing of them is
+    stored). The executor then sees a broken pool and its shutdown returns at once."""
+    # ProcessPoolExecutor has no public way to do this before Python 3.14 (terminate_workers).
+    procs = getattr(pool, "_processes", None) or {}
+    for proc in list(procs.values()):
+        with contextlib.suppress(OSError, ValueError):
+            proc.kill()
+    for proc in list(procs.values()):
+        with contextlib.suppress(OSError, ValueError, AssertionError):
+            proc.join(timeout=5)
 
 
 def _run_dask(chunks: list[list[Task]], cluster: Any) -> Iterator[list[Done]]:
@@ -397,7 +421,10 @@ def run_sweep(
     Dask scheduler address or ``distributed.Client`` instead of the local pool.
     ``progress(done, total)`` is called as chunks finish (``done`` counts runs computed now).
     Each finished chunk is committed before the next is awaited, so an interruption loses at
-    most the chunks in flight.
+    most the chunks in flight. No worker outlives the call: Ctrl-C (``KeyboardInterrupt``),
+    SIGTERM or SIGHUP (:class:`radiotcp._lifetime.Terminated`, raised here when the signal's
+    handling was the default) end the pool and propagate, and the kernel kills local workers
+    whose driver died outright (SIGKILL).
     """
     planned = plan(spec, base_dir)
     store.register_sweep(
@@ -418,16 +445,25 @@ def run_sweep(
     version = build_version()
     if progress is not None:
         progress(0, len(todo))
-    for batch in results:
-        rows = []
-        for key, metrics, w in batch:
-            p = by_key[key]
-            rows.append((key, config_hash[p.config_json], p.seed, p.run_index, version, metrics, w))
-            wall += w
-        store.put_runs(rows)
-        done += len(batch)
-        if progress is not None:
-            progress(done, len(todo))
+    with termination_raises():
+        try:
+            for batch in results:
+                rows = []
+                for key, metrics, w in batch:
+                    p = by_key[key]
+                    rows.append(
+                        (key, config_hash[p.config_json], p.seed, p.run_index, version, metrics, w)
+                    )
+                    wall += w
+                store.put_runs(rows)
+                done += len(batch)
+                if progress is not None:
+                    progress(done, len(todo))
+        finally:
+            # Now, not when the generator is collected: its cleanup ends the workers.
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()
     res = read_sweep(store, spec.name)
     res.computed = done
     res.wall_time_s = wall

@@ -10,7 +10,8 @@ The commands import what they need (the configuration models, numpy, rich, matpl
 when they run: ``radiotcp --help`` and ``radiotcp COMMAND --help`` load none of it.
 
 Exit codes: 0 success, 2 unusable configuration or command line (one line per problem, no
-traceback), 70 a failure of the simulator itself (a bug to report), 130 interrupted (Ctrl-C).
+traceback), 70 a failure of the simulator itself (a bug to report), 130 interrupted (Ctrl-C),
+143 (129) terminated by SIGTERM (SIGHUP) during a sweep or an emulation.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import _core
+from .._lifetime import Terminated
 from ..errors import ConfigError, SimulationError
 from . import emulate, experiments, single
 from .common import EXIT_BUG, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
@@ -93,5 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted (Ctrl-C): the run was stopped, nothing was written", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Terminated as e:  # SIGTERM / SIGHUP where a command turns them into an exception
+        print(f"{e}: stopped, its child processes ended", file=sys.stderr)
+        return e.exit_status
     except BrokenPipeError:  # e.g. `radiotcp run ... --json | head`
         return EXIT_OK

@@ -156,6 +156,8 @@ def payload(r: EmulationReport, scenario: str) -> dict[str, Any]:
         "ue_address": r.ue_address,
         "wall_s": r.wall_s,
         "notes": r.notes,
+        "warnings": r.warnings,
+        "lag_exceeded": bool(r.report["lag"].get("exceeded", False)),
         **_clean(r.report),
     }
 
@@ -231,6 +233,8 @@ def print_report(r: EmulationReport, out: Console) -> None:
         out.print(f"pcap: {p['path']} ({p['packets']} packets, {p['side']} side)")
     for note in r.notes:
         out.print(f"note: {note}")
+    for w in r.warnings:
+        out.print(f"warning: {w}", highlight=False, soft_wrap=True)
 
 
 def cmd_emulate(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -288,6 +292,8 @@ def cmd_emulate(args: argparse.Namespace, out: Console, err: Console) -> int:
             raise ConfigError("--traces", str(args.traces), f"a writable file ({e})") from None
     if args.json:
         print(json.dumps(data, indent=2))
+        for w in r.warnings:
+            print(f"warning: {w}", file=sys.stderr)
     else:
         print_report(r, out)
     return r.returncode
@@ -361,6 +367,14 @@ def cmd_emulate_compare(a: argparse.Namespace, out: Console, err: Console) -> in
         )
     out.print(t)
     out.print(f"largest p99 clock lag of the emulated runs: {result['lag_p99_us_max']:.0f} µs")
+    if result["lag_exceeded_runs"]:
+        out.print(
+            f"warning: in {result['lag_exceeded_runs']} of {a.emulated} emulated runs the "
+            "real-time clock lagged beyond its documented bound (lag_exceeded in the JSON): "
+            "their numbers are not those of the scenario",
+            highlight=False,
+            soft_wrap=True,
+        )
     try:
         dest.mkdir(parents=True, exist_ok=True)
         path = dest / f"{scenario.stem}.json"

@@ -189,6 +189,7 @@ MAIN_METRICS = ["goodput_kbps", "delay_mean_ms", "drops", "timeouts"]
 
 
 def cmd_sweep(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from .._lifetime import Terminated
     from ..sweep import load_sweep, run_sweep
 
     spec, base_dir = load_sweep(
@@ -206,6 +207,16 @@ def cmd_sweep(args: argparse.Namespace, out: Console, err: Console) -> int:
                 file=sys.stderr,
             )
             raise
+        except Terminated as e:
+            # The pool is gone and every finished chunk committed: say what the store holds.
+            info = next((s for s in store.sweeps() if s["name"] == spec.name), None)
+            held = f"{info['done']} of {info['expected']}" if info else "none of the"
+            print(
+                f"{e}: {held} runs of sweep {spec.name} are stored in {store.path}; run the "
+                "same command again to compute the rest",
+                file=sys.stderr,
+            )
+            return e.exit_status
     files = _write_tables(res, args.output) if args.output else []
     if args.json:
         sys.stdout.write(
