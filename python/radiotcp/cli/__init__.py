@@ -22,6 +22,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from .. import _core
 from ..errors import ConfigError, SimulationError
@@ -58,8 +59,17 @@ examples:
 """
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser with its usage errors in the form of every other error: the usage,
+    then one line starting with ``error:`` (exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="radiotcp",
         description="Packet-level discrete-event simulation of TCP (Reno, NewReno or SACK "
         "loss recovery; Reno-style or CUBIC congestion control) over wired and cellular links "

@@ -292,10 +292,16 @@ def emit_table(
     values = raw if raw is not None else cells
     if fmt == "csv":
         import csv
+        import math
 
         w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow(headers)
-        w.writerows(values)
+        # An undefined number (the interval of a single run) is an empty cell, as in the CSV
+        # files a sweep writes.
+        w.writerows(
+            ["" if isinstance(v, float) and not math.isfinite(v) else v for v in row]
+            for row in values
+        )
         return
     if fmt == "json":
         import json
