@@ -275,3 +275,25 @@ def test_run_prints_its_table_in_the_format_asked(fmt):
         import json
 
         assert json.loads(r.stdout)["runs"] == 2
+
+
+def test_a_store_that_fills_up_is_one_line_saying_what_is_kept(
+    tmp_path, place, monkeypatch, capsys
+):
+    import sqlite3
+
+    from radiotcp.cli import main
+    from radiotcp.store import Store
+
+    def full(self, rows):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(Store, "put_runs", full)
+    code = main(
+        ["sweep", place["sweep"], "--store", place["store"], "--no-progress", "--jobs", "1"]
+    )
+    err = capsys.readouterr().err
+    assert code == 1, err
+    (line,) = err.strip().splitlines()
+    assert line.startswith("error: the sweep stopped: database or disk is full")
+    assert "kept" in line and "run the same command again" in line
