@@ -20,7 +20,9 @@ import difflib
 import itertools
 import json
 import math
+import os
 import re
+import stat
 import textwrap
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -1691,6 +1693,58 @@ def _problems_from_validation(e: ValidationError) -> list[ConfigError]:
     return out
 
 
+# Top-level keys of a reproduction recipe (radiotcp.reproduce) that a sweep file never has.
+_RECIPE_KEYS = ("sweep", "figures", "report", "recipe")
+
+
+def file_problems(
+    e: ValidationError, model: type[BaseModel], raw: Mapping[str, Any], path: str, what: str
+) -> ConfigError:
+    """A sweep file's (or any small flat model's) validation errors in the words scenario
+    errors use: one line per problem, the key, the value as TOML writes it, what is allowed,
+    the closest known key for an unknown one; a recipe given where a sweep file is expected is
+    named as such."""
+    if what == "sweep" and any(k in raw for k in _RECIPE_KEYS) and "grid" not in raw:
+        return ConfigError(
+            path or "<sweep>",
+            "",
+            f"this is a reproduction recipe, not a sweep file: use `radiotcp reproduce {path}`",
+        )
+    problems: list[ConfigError] = []
+    keys = list(model.model_fields)
+    for err in e.errors(include_url=False):
+        loc = [str(x) for x in err["loc"]]
+        etype = err["type"]
+        if etype == "extra_forbidden" and len(loc) == 1:
+            close = difflib.get_close_matches(loc[0], keys, n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            problems.append(
+                ConfigError(
+                    loc[0],
+                    format_value(err.get("input")),
+                    f"{hint}keys of a {what} file: {', '.join(keys)}",
+                    unknown_key=True,
+                )
+            )
+            continue
+        if etype == "value_error":
+            # The model's own checks read "key: what is wrong"; never the whole document.
+            msg = str((err.get("ctx") or {}).get("error", err["msg"]))
+            key, sep, rest = msg.partition(": ")
+            if sep and re.fullmatch(r"[\w.\-]+", key):
+                problems.append(ConfigError(key, "", rest))
+            else:
+                problems.append(ConfigError(".".join(loc) or f"<{what}>", "", msg))
+            continue
+        p = _problem_from_pydantic(err)
+        if etype == "string_pattern_mismatch" and loc == ["name"]:
+            p = ConfigError(p.key, p.value, "a name of letters, digits, '_', '-' and '.'")
+        elif etype in ("greater_than_equal", "less_than") and isinstance(err.get("input"), int):
+            p = ConfigError(p.key, p.value, p.allowed.replace("a number", "an integer"))
+        problems.append(p)
+    return ConfigError.from_problems(problems)
+
+
 # --------------------------------------------------------------------------------------------
 # Defaults, overrides, loading
 # --------------------------------------------------------------------------------------------
@@ -2009,6 +2063,25 @@ def read_toml_text(path: str | Path, what: str = "scenario") -> str:
     """Read a TOML file's text; a missing file, a directory or a non-UTF-8 file raise
     ConfigError naming the file."""
     p = Path(path)
+    # stat before opening: a FIFO or a device (/dev/zero, a named pipe) would block or never
+    # end; anything but a regular file is refused at once.
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise ConfigError(str(p), "", f"{what} file not found") from None
+    except OSError as e:
+        raise ConfigError(str(p), "", f"cannot read {what} file ({e.strerror or e})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise ConfigError(str(p), "", f"is a directory, expected a {what} .toml file") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = (
+            "a FIFO (named pipe)"
+            if stat.S_ISFIFO(st.st_mode)
+            else "a device"
+            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+            else "not a regular file"
+        )
+        raise ConfigError(str(p), "", f"is {kind}, expected a regular {what} .toml file")
     try:
         data = p.read_bytes()
     except FileNotFoundError:

@@ -35,7 +35,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from . import _core
 from ._lifetime import termination_raises
 from ._worker import Done, Task, init_local_worker, run_chunk
-from .config import load, load_toml, parse_override, read_toml_text, to_core_json, to_dict
+from .config import (
+    file_problems,
+    load,
+    load_toml,
+    parse_override,
+    read_toml_text,
+    to_core_json,
+    to_dict,
+)
 from .errors import ConfigError
 from .stats import mean_ci
 from .store import RunRecord, Store, canonical, run_key
@@ -131,15 +139,8 @@ def load_sweep(
     try:
         spec = SweepSpec.model_validate(raw)
     except ValidationError as e:
-        problems = [
-            ConfigError(
-                ".".join(str(x) for x in err["loc"]) or "<sweep>",
-                "" if err["type"] == "missing" else json.dumps(err.get("input"), default=str),
-                err["msg"],
-            )
-            for err in e.errors()
-        ]
-        raise ConfigError.from_problems(problems) from None
+        where = "" if isinstance(source, Mapping) else str(source)
+        raise file_problems(e, SweepSpec, raw, where, "sweep") from None
     return spec, base_dir
 
 

@@ -9,9 +9,11 @@ commands, each registering its subcommands (``add_commands``):
 The commands import what they need (the configuration models, numpy, rich, matplotlib, dask)
 when they run: ``radiotcp --help`` and ``radiotcp COMMAND --help`` load none of it.
 
-Exit codes: 0 success, 2 unusable configuration or command line (one line per problem, no
-traceback), 70 a failure of the simulator itself (a bug to report), 130 interrupted (Ctrl-C),
-143 (129) terminated by SIGTERM (SIGHUP) during a sweep or an emulation.
+Exit codes: 0 success, 1 a failure while working (a store or folder that cannot be written,
+an unreachable cluster: one line saying what is safe), 2 unusable configuration or command
+line (one line per problem, no traceback), 70 a failure of the simulator itself (a bug to
+report), 130 interrupted (Ctrl-C), 143 (129) terminated by SIGTERM (SIGHUP) during a
+sweep or an emulation.
 """
 
 from __future__ import annotations
@@ -21,14 +23,31 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from .. import _core
 from .._lifetime import Terminated
 from ..errors import ConfigError, SimulationError
 from . import emulate, experiments, single
-from .common import EXIT_BUG, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from .common import (
+    EXIT_BUG,
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    CommandFailed,
+    wide_console,
+)
 
-__all__ = ["EXIT_BUG", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
+__all__ = [
+    "EXIT_BUG",
+    "EXIT_FAILURE",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "build_parser",
+    "main",
+]
 
 MAIN_EPILOG = """\
 examples:
@@ -42,16 +61,28 @@ examples:
 """
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser with its usage errors in the form of every other error: the usage,
+    then one line starting with ``error:`` (exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="radiotcp",
-        description="Packet-level discrete-event simulation of TCP (Reno/NewReno) over "
-        "wired and cellular links.",
+        description="Packet-level discrete-event simulation of TCP (Reno, NewReno or SACK "
+        "loss recovery; Reno-style or CUBIC congestion control) over wired and cellular links "
+        "(UMTS, CDMA2000 RLP, LTE).",
         epilog=MAIN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"radiotcp {_core.version()} (core)")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", help="what to do (radiotcp COMMAND --help)"
+    )
     sub.required = True
     single.add_commands(sub)
     experiments.add_commands(sub)
@@ -74,9 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if tail is not None:
             args.ue_command = list(getattr(args, "ue_command", None) or []) + tail
         # rich only once a command runs: `--help` and usage errors are argparse's.
-        from rich.console import Console
-
-        return int(args.func(args, Console(), Console(stderr=True)))
+        return int(args.func(args, wide_console(), wide_console(stderr=True)))
     except ConfigError as e:
         # Plain writes: one physical line per problem, never wrapped to the terminal width.
         for line in e.lines():
@@ -100,3 +129,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return e.exit_status
     except BrokenPipeError:  # e.g. `radiotcp run ... --json | head`
         return EXIT_OK
+    except CommandFailed as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_FAILURE
+    except OSError as e:  # a disk that fills up, a folder removed while the command works
+        where = f" ({e.filename})" if e.filename else ""
+        print(f"error: {e.strerror or e}{where}", file=sys.stderr)
+        return EXIT_FAILURE
+    except Exception as e:
+        sqlite3 = sys.modules.get("sqlite3")
+        if sqlite3 is not None and isinstance(e, sqlite3.Error):
+            print(
+                f"error: the results store cannot be used ({e}); the runs already stored are "
+                "kept: run the command again to resume",
+                file=sys.stderr,
+            )
+            return EXIT_FAILURE
+        raise

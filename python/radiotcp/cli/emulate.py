@@ -16,7 +16,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
-from .common import EXIT_OK, EXIT_USAGE, SET_HELP, Flag, add_config_args
+from .common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    MAX_RUNS,
+    SET_HELP,
+    Flag,
+    add_config_args,
+    check_count,
+    check_output_dir,
+    check_output_file,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -41,18 +51,18 @@ The exit status is the command's; 2 for a usage error or a machine that cannot e
 
 
 EMULATE_COMPARE_DESCRIPTION = """\
-The simulated Linux TCP (``tcp.profile = "linux"``) against the real one over the same
+The simulated Linux TCP (tcp.profile = "linux") against the real one over the same
 model: one download of a fixed size through a scenario's network, emulated with this
-machine's Linux TCP (``radiotcp emulate``, the sender's congestion control set to ``--cc``)
-and simulated (``flows.size_bytes``), side by side (docs/emulation.md).
+machine's Linux TCP (radiotcp emulate, the sender's congestion control set to --cc)
+and simulated (flows.size_bytes), side by side (docs/emulation.md).
 
     radiotcp emulate-compare [SCENARIO.toml] [--bytes 1000000] [--emulated 5] [--simulated 20]
 
 Prints the completion time (from the connection's first packet to its last byte at the UE),
 the goodput it implies, the mean one-way delay of the data packets, buffer overflows and the
 mean buffer occupancy during the transfer (mean ± 90 % half-width over the runs), and writes
-results/emulate-compare/NAME.json. Needs what `radiotcp emulate` needs; each emulated run
-takes its transfer's time in real time.
+results/emulate-compare/NAME.json (or DIR/NAME.json with -o DIR). Needs what `radiotcp
+emulate` needs; each emulated run takes its transfer's time in real time.
 """
 
 
@@ -110,7 +120,7 @@ def add_commands(sub: Any) -> None:
         description=EMULATE_COMPARE_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    # The defaults of SCENARIO.toml and --out (in the checkout: radiotcp.emucompare) are
+    # The defaults of SCENARIO.toml and --output (in the checkout: radiotcp.emucompare) are
     # filled in by the command.
     c.add_argument(
         "scenario",
@@ -123,7 +133,7 @@ def add_commands(sub: Any) -> None:
         c,
         overrides="override one setting in both (repeatable)",
         output=Flag("where NAME.json goes (default results/emulate-compare)", metavar="DIR"),
-        output_flags=("--out",),
+        out_alias=True,
     )
     c.add_argument("--bytes", type=int, default=1_000_000, help="transfer size (default 1 MB)")
     c.add_argument(
@@ -252,6 +262,12 @@ def cmd_emulate(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise ConfigError("--seed", str(args.seed), "an integer in [0, 2**64)")
     if not (math.isfinite(args.server_wait) and args.server_wait >= 0):
         raise ConfigError("--server-wait", str(args.server_wait), "a number of seconds >= 0")
+    if args.output is not None:
+        check_output_file("--output", args.output)
+    if args.traces is not None:
+        check_output_file("--traces", args.traces)
+    if args.pcap is not None:
+        check_output_dir("--pcap", args.pcap)
     cfg = load(Path(args.scenario), args.overrides)
     server = shlex.split(args.server) if args.server else None
     try:
@@ -306,10 +322,11 @@ def _check_compare(a: argparse.Namespace) -> None:
     problems = []
     if not 1 <= a.bytes <= 2**31:
         problems.append(ConfigError("--bytes", str(a.bytes), "an integer in [1, 2**31]"))
-    if a.emulated < 1:
-        problems.append(ConfigError("--emulated", str(a.emulated), "an integer >= 1"))
-    if a.simulated < 1:
-        problems.append(ConfigError("--simulated", str(a.simulated), "an integer >= 1"))
+    for flag, n in (("--emulated", a.emulated), ("--simulated", a.simulated)):
+        try:
+            check_count(flag, n, maximum=MAX_RUNS)
+        except ConfigError as e:
+            problems.append(e)
     available = available_cc()
     if available is not None and a.cc not in available:
         problems.append(
@@ -334,6 +351,7 @@ def cmd_emulate_compare(a: argparse.Namespace, out: Console, err: Console) -> in
     _check_compare(a)
     scenario: Path = a.scenario or emucompare.DEFAULT_SCENARIO
     dest: Path = a.output or emucompare.DEFAULT_OUT
+    check_output_dir("--output", dest)
     # Both configurations first: a bad scenario or --set fails now, not after the runs.
     emu_cfg = load(scenario, a.overrides)
     sim_cfg = emucompare.simulated_config(scenario, a.bytes, a.overrides)
@@ -380,6 +398,6 @@ def cmd_emulate_compare(a: argparse.Namespace, out: Console, err: Console) -> in
         path = dest / f"{scenario.stem}.json"
         path.write_text(json.dumps(result, indent=2))
     except OSError as e:
-        raise ConfigError("--out", str(dest), f"a writable directory ({e})") from None
+        raise ConfigError("--output", str(dest), f"a writable directory ({e})") from None
     out.print(f"results: {path}")
     return EXIT_OK

@@ -17,7 +17,21 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from ..store import DEFAULT_STORE
-from .common import EXIT_OK, Flag, add_config_args
+from .common import (
+    ALLOW_MANY_HELP,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    MAX_RUNS,
+    CommandFailed,
+    Flag,
+    add_config_args,
+    check_count,
+    check_figure_file,
+    check_output_dir,
+    check_output_file,
+    connect_cluster,
+    emit_table,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -42,8 +56,11 @@ A sweep file names a base scenario and the keys to vary:
   "tcp.max_rto_ms" = [60000, 120000]
 
 Runs already in the store (same configuration, seed, run index and version) are not run
-again: an interrupted sweep resumes where it stopped. Run r of a point uses the seed derived
-from (seed, the point's parameters) and run index r.
+again: an interrupted sweep resumes where it stopped. A point's seed is derived from the base
+seed and the point's fully resolved configuration (not the names of the swept keys), and its
+run r uses (that seed, run index r): the same configuration gets the same numbers in every
+sweep or recipe. A sweep name already in the store with other points (base, set, grid, zip,
+seed) is refused unless --replace; only runs may change (more or fewer replications).
 
 examples:
   radiotcp sweep my-sweep.toml
@@ -55,7 +72,7 @@ REPRODUCE_EPILOG = """\
 examples:
   radiotcp reproduce --list
   radiotcp reproduce wired-buffer                  # figures, CSV and report.md
-  radiotcp reproduce wired-buffer --runs 5 --out /tmp/quick
+  radiotcp reproduce wired-buffer --runs 5 -o /tmp/quick
 """
 
 
@@ -95,22 +112,55 @@ def _progress(err: Console, enabled: bool) -> Iterator[Callable[[int, int], None
         console=err,
         transient=False,
     )
-    with progress:
-        task = progress.add_task("runs", total=None)
+    # Drawn on the first report, once the sweep is planned: an invalid point or store is an
+    # error line with no bar above it.
+    task: list[Any] = []
 
-        def update(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
+    def update(done: int, total: int) -> None:
+        if not task:
+            progress.start()
+            task.append(progress.add_task("runs", total=None))
+        progress.update(task[0], completed=done, total=total)
 
+    try:
         yield update
+    finally:
+        if task:
+            progress.stop()
 
 
 def _store(args: argparse.Namespace) -> Store:
     from ..store import Store
 
+    if args.store.is_dir():
+        raise ConfigError("--store", str(args.store), "an SQLite file (this is a folder)")
     try:
         return Store(args.store)
     except Exception as e:
         raise ConfigError("--store", str(args.store), f"a writable SQLite file ({e})") from None
+
+
+# More local workers than this is a typo, not a machine.
+MAX_JOBS = 4096
+
+
+def _check_run_options(args: argparse.Namespace) -> str | None:
+    """--runs, --jobs, the output folder and --cluster, before anything is opened or run;
+    returns the cluster's address for Dask (None: run locally)."""
+    limit = None if args.allow_many_runs else MAX_RUNS
+    check_count("--runs", args.runs, maximum=limit, allow_flag="--allow-many-runs")
+    check_count("--jobs", args.jobs, maximum=MAX_JOBS)
+    if args.output is not None:
+        check_output_dir("--output", args.output)
+    return connect_cluster(args.cluster) if args.cluster else None
+
+
+def _stopped(store: Store, e: BaseException) -> CommandFailed:
+    """A store or disk failure in the middle of a sweep, as the one line to print."""
+    return CommandFailed(
+        f"the sweep stopped: {e} (results store {store.path}); the runs already stored are "
+        "kept: free space or fix the store, then run the same command again to resume"
+    )
 
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:
@@ -127,6 +177,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         help="run on this Dask scheduler (tcp://host:8786) instead of locally",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--allow-many-runs", action="store_true", help=ALLOW_MANY_HELP)
 
 
 def _fmt(mean: float, half: float) -> str:
@@ -145,30 +196,35 @@ def _short(key: str) -> str:
 
 
 def _print_points(
-    out: Console, res: SweepResult, metrics: list[str], limit: int | None = None
+    out: Console,
+    res: SweepResult,
+    metrics: list[str],
+    limit: int | None = None,
+    fmt: str | None = None,
 ) -> None:
-    """The points as a table (at most `limit` rows: a big sweep's table belongs in its CSV)."""
-    from rich.table import Table
-
+    """The points as a table (at most `limit` rows: a big sweep's table belongs in its CSV);
+    ``fmt`` markdown or csv (every point, the full keys; csv with the raw numbers)."""
     params = res.param_names()
     points = res.points()
-    t = Table(
-        title=f"sweep {res.name}: {len(res.records)}/{res.expected} runs; mean ± 90% CI",
-        title_justify="left",
-    )
-    for p in params:
-        t.add_column(_short(p), justify="right", no_wrap=True)
-    t.add_column("n", justify="right", no_wrap=True, min_width=2)
     shown = [m for m in metrics if m in res.metrics]
-    for m in shown:
-        t.add_column(m, justify="right", no_wrap=True)
-    for row in points[:limit]:
-        t.add_row(
+    if fmt == "csv":
+        headers = [*params, "runs"] + [c for m in shown for c in (m, f"{m}.ci90")]
+        raw = [[row[h] for h in headers] for row in points]
+        emit_table(out, "csv", "", headers, [], raw)
+        return
+    title = f"sweep {res.name}: {len(res.records)}/{res.expected} runs; mean ± 90% CI"
+    headers = [*(p if fmt == "markdown" else _short(p) for p in params), "n", *shown]
+    cells = [
+        [
             *[str(row[p]) for p in params],
             str(row["runs"]),
             *[_fmt(row[m], row[f"{m}.ci90"]) for m in shown],
-        )
-    out.print(t)
+        ]
+        for row in (points if fmt == "markdown" else points[:limit])
+    ]
+    emit_table(out, fmt, title, headers, cells, right=tuple(range(len(headers))))
+    if fmt == "markdown":
+        return
     if limit is not None and len(points) > limit:
         out.print(
             f"... and {len(points) - limit} more points (all of them in points.csv and the report)",
@@ -188,37 +244,84 @@ def _write_tables(res: SweepResult, folder: Path) -> list[Path]:
 MAIN_METRICS = ["goodput_kbps", "delay_mean_ms", "drops", "timeouts"]
 
 
+def _output_format(args: argparse.Namespace) -> str | None:
+    """--format, with --json its alias (both given: they must agree)."""
+    if args.json:
+        if args.format not in (None, "json"):
+            raise ConfigError("--format", args.format, "json or no --format with --json")
+        return "json"
+    return args.format
+
+
+# What makes a sweep's points: a stored sweep of the same name must agree on all of them.
+POINT_KEYS = ("base", "set", "grid", "zip", "zips", "seed")
+
+
+def _check_same_sweep(store: Store, spec: Any, replace: bool) -> None:
+    """Refuse a sweep name that the store holds with other points (a reused name would
+    silently replace the stored sweep's membership)."""
+    old = store.sweep_spec(spec.name)
+    if old is None or replace:
+        return
+    new = spec.model_dump(mode="json")
+    differ = [k for k in POINT_KEYS if k in old and old.get(k) != new.get(k)]
+    if differ:
+        raise ConfigError(
+            "name",
+            f'"{spec.name}"',
+            f"a sweep name not already used in {store.path} for other points (the stored "
+            f"sweep differs in {', '.join(differ)}): rename the sweep, use another --store, "
+            "or add --replace",
+        )
+
+
 def cmd_sweep(args: argparse.Namespace, out: Console, err: Console) -> int:
+    import sqlite3
+
     from .._lifetime import Terminated
     from ..sweep import load_sweep, run_sweep
 
+    fmt = _output_format(args)
+    if args.seed is not None and not 0 <= args.seed < 2**64:
+        raise ConfigError("--seed", str(args.seed), "an integer in [0, 2**64)")
+    check_count("--runs", args.runs, maximum=None if args.allow_many_runs else MAX_RUNS)
     spec, base_dir = load_sweep(
         args.sweep, runs=args.runs, seed=args.seed, overrides=args.overrides
     )
-    with _store(args) as store, _progress(err, not (args.no_progress or args.json)) as prog:
-        try:
-            res = run_sweep(
-                spec, base_dir, store, jobs=args.jobs, cluster=args.cluster, progress=prog
-            )
-        except KeyboardInterrupt:
-            print(
-                f"interrupted: finished runs are in {store.path}; run the same command again "
-                "to resume",
-                file=sys.stderr,
-            )
-            raise
-        except Terminated as e:
-            # The pool is gone and every finished chunk committed: say what the store holds.
-            info = next((s for s in store.sweeps() if s["name"] == spec.name), None)
-            held = f"{info['done']} of {info['expected']}" if info else "none of the"
-            print(
-                f"{e}: {held} runs of sweep {spec.name} are stored in {store.path}; run the "
-                "same command again to compute the rest",
-                file=sys.stderr,
-            )
-            return e.exit_status
+    if spec.runs > MAX_RUNS and not args.allow_many_runs:
+        raise ConfigError(
+            "runs", str(spec.runs), f"an integer in [1, {MAX_RUNS}] (or add --allow-many-runs)"
+        )
+    cluster = _check_run_options(args)
+    with _store(args) as store:
+        _check_same_sweep(store, spec, args.replace)
+        with _progress(err, not (args.no_progress or fmt == "json")) as prog:
+            try:
+                res = run_sweep(
+                    spec, base_dir, store, jobs=args.jobs, cluster=cluster, progress=prog
+                )
+            except KeyboardInterrupt:
+                print(
+                    f"interrupted (Ctrl-C): the runs finished so far are kept in {store.path}; "
+                    "run the same command again to resume",
+                    file=sys.stderr,
+                )
+                return EXIT_INTERRUPTED
+            except Terminated as e:
+                # The pool is gone and every finished chunk committed: say what the store
+                # holds.
+                info = next((s for s in store.sweeps() if s["name"] == spec.name), None)
+                held = f"{info['done']} of {info['expected']}" if info else "none of the"
+                print(
+                    f"{e}: {held} runs of sweep {spec.name} are stored in {store.path}; run "
+                    "the same command again to compute the rest",
+                    file=sys.stderr,
+                )
+                return e.exit_status
+            except (sqlite3.Error, OSError) as e:
+                raise _stopped(store, e) from None
     files = _write_tables(res, args.output) if args.output else []
-    if args.json:
+    if fmt == "json":
         sys.stdout.write(
             json.dumps(
                 {
@@ -233,43 +336,56 @@ def cmd_sweep(args: argparse.Namespace, out: Console, err: Console) -> int:
             + "\n"
         )
         return EXIT_OK
-    _print_points(out, res, MAIN_METRICS)
-    out.print(
+    _print_points(out, res, MAIN_METRICS, fmt=fmt)
+    # The summary lines are for a person: with a machine format on stdout they go to stderr.
+    note = out if fmt in (None, "table") else err
+    note.print(
         f"{res.computed} runs computed now ({res.wall_time_s:.2f} s in the core), "
         f"{len(res.records) - res.computed} taken from {args.store}",
         highlight=False,
     )
     for f in files:
-        out.print(f"written: {f}", highlight=False)
+        note.print(f"written: {f}", highlight=False)
     return EXIT_OK
 
 
-def cmd_results(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from rich.table import Table
+LIST_FORMATS = ("table", "markdown", "csv", "json")
+EXPORT_FORMATS = ("csv", "parquet")
 
+
+def cmd_results(args: argparse.Namespace, out: Console, err: Console) -> int:
     from ..sweep import read_sweep, write_csv
 
-    with _store(args) as store:
-        if args.action == "list":
-            t = Table(title=f"sweeps in {store.path}", title_justify="left")
-            for c in ("sweep", "points", "runs/point", "stored", "expected"):
-                t.add_column(c, justify="right" if c != "sweep" else "left")
-            for s in store.sweeps():
-                t.add_row(
-                    s["name"], str(s["points"]), str(s["runs"]), str(s["done"]), str(s["expected"])
-                )
-            out.print(t)
-            out.print(f"{store.count_runs()} runs stored in all", highlight=False)
-            return EXIT_OK
+    if args.action == "list":
+        fmt = "json" if args.json else args.format
+        if fmt not in (None, *LIST_FORMATS):
+            raise ConfigError("--format", fmt, f"one of {', '.join(LIST_FORMATS)} for list")
+    else:
+        if args.format not in (None, *EXPORT_FORMATS):
+            raise ConfigError("--format", args.format, "csv or parquet for export")
         if not args.name:
             raise ConfigError("SWEEP", "", "the name of a sweep to export (see `results list`)")
+        export_format = args.format or "csv"
+        dest: Path = args.output or Path(
+            f"{args.name}-{'points' if args.points else 'runs'}.{export_format}"
+        )
+        check_output_file("--output", dest)
+        if not args.store.exists():
+            raise ConfigError("--store", str(args.store), "an existing results store (not found)")
+    with _store(args) as store:
+        if args.action == "list":
+            headers = ["sweep", "points", "runs/point", "stored", "expected"]
+            keys = ["name", "points", "runs", "done", "expected"]
+            sweeps = store.sweeps()
+            raw = [[s[k] for k in keys] for s in sweeps]
+            cells = [[str(v) for v in row] for row in raw]
+            emit_table(out, fmt, f"sweeps in {store.path}", headers, cells, raw, right=(1, 2, 3, 4))
+            if fmt in (None, "table"):
+                out.print(f"{store.count_runs()} runs stored in all", highlight=False)
+            return EXIT_OK
         res = read_sweep(store, args.name)
     rows = res.points() if args.points else res.rows()
-    dest: Path = args.output or Path(
-        f"{args.name}-{'points' if args.points else 'runs'}.{args.format}"
-    )
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    if args.format == "csv":
+    if export_format == "csv":
         write_csv(dest, rows)
     else:
         import pyarrow as pa
@@ -281,8 +397,12 @@ def cmd_results(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def cmd_plot(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from .. import plots
     from ..sweep import read_sweep
+
+    check_figure_file("--output", args.output)
+    if not args.store.exists():
+        raise ConfigError("--store", str(args.store), "an existing results store (not found)")
+    from .. import plots
 
     with _store(args) as store:
         res = read_sweep(store, args.name)
@@ -322,21 +442,42 @@ def cmd_reproduce(args: argparse.Namespace, out: Console, err: Console) -> int:
             t.add_row(name, title)
         out.print(t)
         return EXIT_OK
+    import sqlite3
+
+    # An unknown recipe, a bad option or an unwritable folder is an error before the store is
+    # opened or a progress bar is drawn.
     if args.name == "tour":
-        return _cmd_tour(args, out, err)
-    # An unknown recipe is an error before the store is opened or a progress bar is drawn.
-    find_recipe(args.name)
+        if args.runs is not None:
+            raise ConfigError(
+                "--runs", str(args.runs), "none with the tour (each stop sets its own)"
+            )
+    else:
+        find_recipe(args.name)
     dest = args.output or Path("results") / "reproduce" / args.name
+    args.output = dest
+    cluster = _check_run_options(args)
+    if args.name == "tour":
+        return _cmd_tour(args, out, err, dest, cluster)
     with _store(args) as store, _progress(err, not args.no_progress) as prog:
-        rep = reproduce(
-            args.name,
-            dest,
-            store,
-            runs=args.runs,
-            jobs=args.jobs,
-            cluster=args.cluster,
-            progress=prog,
-        )
+        try:
+            rep = reproduce(
+                args.name,
+                dest,
+                store,
+                runs=args.runs,
+                jobs=args.jobs,
+                cluster=cluster,
+                progress=prog,
+            )
+        except KeyboardInterrupt:
+            print(
+                f"interrupted (Ctrl-C): the runs finished so far are kept in {store.path}; "
+                "run the same command again to resume",
+                file=sys.stderr,
+            )
+            return EXIT_INTERRUPTED
+        except (sqlite3.Error, OSError) as e:
+            raise _stopped(store, e) from None
     res = rep.result
     _print_points(out, res, rep.recipe.report.metrics[:4], limit=40)
     out.print(
@@ -349,17 +490,26 @@ def cmd_reproduce(args: argparse.Namespace, out: Console, err: Console) -> int:
     return EXIT_OK
 
 
-def _cmd_tour(args: argparse.Namespace, out: Console, err: Console) -> int:
-    """`reproduce tour`: the stops of recipes/tour/tour.toml (radiotcp.tour)."""
-    from ..tour import NAME, run_tour
+def _cmd_tour(
+    args: argparse.Namespace, out: Console, err: Console, dest: Path, cluster: Any
+) -> int:
+    """`reproduce tour`: the stops of recipes/tour/tour.toml (radiotcp.tour), options checked."""
+    import sqlite3
 
-    if args.runs is not None:
-        raise ConfigError(
-            "--runs", str(args.runs), "no --runs with the tour (each stop sets its own)"
-        )
-    dest = args.output or Path("results") / "reproduce" / NAME
+    from ..tour import run_tour
+
     with _store(args) as store, _progress(err, not args.no_progress) as prog:
-        res = run_tour(dest, store, jobs=args.jobs, cluster=args.cluster, progress=prog)
+        try:
+            res = run_tour(dest, store, jobs=args.jobs, cluster=cluster, progress=prog)
+        except KeyboardInterrupt:
+            print(
+                f"interrupted (Ctrl-C): the runs finished so far are kept in {store.path}; "
+                "run the same command again to resume",
+                file=sys.stderr,
+            )
+            return EXIT_INTERRUPTED
+        except (sqlite3.Error, OSError) as e:
+            raise _stopped(store, e) from None
     for stop, rep in zip(res.tour.stops, res.stops, strict=True):
         fig = rep.out / f"{rep.recipe.figures[0].file}.png"
         out.print(f"{stop.system}: {fig.resolve()}", highlight=False)
@@ -382,17 +532,24 @@ def add_commands(sub: Any) -> None:
         epilog=SWEEP_EPILOG,
         formatter_class=fmt,
     )
-    p.add_argument("sweep", type=Path, help="sweep TOML file")
+    p.add_argument("sweep", type=Path, metavar="SWEEP.toml", help="sweep TOML file")
     add_config_args(
         p,
         overrides="add a setting to every point (repeatable)",
         overrides_metavar="KEY=VALUE",
-        runs=Flag("replications per point (overrides the file)"),
+        runs=Flag(f"replications per point (overrides the file; at most {MAX_RUNS:,})"),
         seed=Flag("base seed (overrides the file)"),
-        json="print the points as JSON",
+        json="print the points as JSON (same as --format json)",
+        formats=("table", "markdown", "csv", "json"),
         output=Flag("also write runs.csv and points.csv into DIR", metavar="DIR"),
     )
     _add_run_options(p)
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="reuse a sweep name that the store holds with other points (the old sweep's "
+        "membership is replaced; its runs stay in the store)",
+    )
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser(
@@ -404,12 +561,23 @@ def add_commands(sub: Any) -> None:
         "  radiotcp results export wired-buffer --points -o points.csv",
         formatter_class=fmt,
     )
-    p.add_argument("action", choices=["list", "export"])
+    p.add_argument(
+        "action", choices=["list", "export"], help="list the sweeps, or export one to a file"
+    )
     p.add_argument("name", nargs="?", help="sweep to export")
     p.add_argument("--points", action="store_true", help="one row per point (mean, CI, n)")
-    p.add_argument("--format", choices=["csv", "parquet"], default="csv")
-    add_config_args(p, output=Flag())
-    p.add_argument("--store", type=Path, default=DEFAULT_STORE)
+    p.add_argument(
+        "--format",
+        choices=[*LIST_FORMATS, "parquet"],
+        default=None,
+        help="list: table (default), markdown, csv or json on stdout; export: the file's "
+        "format, csv (default) or parquet",
+    )
+    p.add_argument("--json", action="store_true", help="list: same as --format json")
+    add_config_args(p, output=Flag("export: the file to write (default NAME-runs.FORMAT)"))
+    p.add_argument(
+        "--store", type=Path, default=DEFAULT_STORE, help=f"results store ({DEFAULT_STORE})"
+    )
     p.set_defaults(func=cmd_results)
 
     p = sub.add_parser(
@@ -427,7 +595,9 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--metric", default=None, help="metric (default: goodput and delay panels)")
     p.add_argument("--group", default=None, help="swept key giving one line per value")
     add_config_args(p, output=Flag("PNG, PDF or SVG file", required=True))
-    p.add_argument("--store", type=Path, default=DEFAULT_STORE)
+    p.add_argument(
+        "--store", type=Path, default=DEFAULT_STORE, help=f"results store ({DEFAULT_STORE})"
+    )
     p.set_defaults(func=cmd_plot)
 
     p = sub.add_parser(
@@ -443,8 +613,8 @@ def add_commands(sub: Any) -> None:
     add_config_args(
         p,
         runs=Flag("replications per point instead of the recipe's (stored separately)"),
-        output=Flag("output folder (results/reproduce/NAME)", metavar="OUT"),
-        output_flags=("--out",),
+        output=Flag("output folder (default results/reproduce/NAME)", metavar="DIR"),
+        out_alias=True,
     )
     _add_run_options(p)
     p.set_defaults(func=cmd_reproduce)

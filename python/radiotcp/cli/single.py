@@ -16,7 +16,18 @@ from typing import TYPE_CHECKING, Any
 from .. import _core
 from ..errors import ConfigError
 from ..run import run
-from .common import EXIT_OK, SET_HELP, Flag, add_config_args
+from .common import (
+    ALLOW_MANY_HELP,
+    EXIT_OK,
+    MAX_RUNS,
+    SET_HELP,
+    Flag,
+    add_config_args,
+    check_count,
+    check_output_dir,
+    check_output_file,
+    emit_table,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -76,11 +87,15 @@ def add_commands(sub: Any) -> None:
         scenario=True,
         overrides=SCENARIO_SET_HELP,
         show_config=True,
-        runs=Flag("independent replications (default 1)", default=1, metavar="N"),
+        runs=Flag(
+            f"independent replications (default 1, at most {MAX_RUNS:,})", default=1, metavar="N"
+        ),
         seed=Flag("base seed of the runs (default 1)", default=1, metavar="S"),
-        json="print machine-readable JSON on stdout instead of the table",
+        json="print machine-readable JSON on stdout instead of the table (same as --format json)",
+        formats=("table", "markdown", "csv", "json"),
         output=Flag("also write the JSON results to FILE.json", metavar="FILE.json"),
     )
+    p_run.add_argument("--allow-many-runs", action="store_true", help=ALLOW_MANY_HELP)
     p_run.add_argument(
         "--traces",
         type=Path,
@@ -196,31 +211,33 @@ def _is_detail(name: str) -> bool:
     return name.startswith(("flows.", "links.", "lte.ues."))
 
 
-def print_table(console: Console, res: Results, show_all: bool) -> None:
-    from rich.table import Table
-
+def print_table(console: Console, res: Results, show_all: bool, fmt: str | None = None) -> None:
+    """The summary as a table (``fmt`` None or table: rich; markdown; csv with the numbers
+    unrounded, every metric)."""
     from ..stats import CONFIDENCE
 
     n_runs = len(res.runs)
-    table = Table(
-        title=f"{n_runs} run{'s' if n_runs != 1 else ''}, seed {res.seed}",
-        title_justify="left",
-    )
-    table.add_column("metric")
-    table.add_column("mean", justify="right")
-    table.add_column(f"±{round(CONFIDENCE * 100)}% CI", justify="right")
-    table.add_column("n", justify="right")
+    ci = f"±{round(CONFIDENCE * 100)}% CI"
+    cells: list[list[str]] = []
+    raw: list[list[Any]] = []
     hidden = 0
     for name, (mean, half, n) in res.summary.items():
-        if _is_detail(name) and not show_all:
+        if _is_detail(name) and not show_all and fmt != "csv":
             hidden += 1
             continue
         # A spread below floating-point noise (identical runs) reads as 0.
         if math.isfinite(half) and half <= 1e-12 * max(1.0, abs(mean)):
             half = 0.0
-        table.add_row(name, _fmt(mean), _fmt(half), str(n))
-    console.print(table)
-    if hidden:
+        cells.append([name, _fmt(mean), _fmt(half), str(n)])
+        raw.append([name, mean, half, n])
+    if fmt == "csv":
+        emit_table(console, "csv", "", ["metric", "mean", "ci90_half_width", "n"], [], raw)
+        return
+    title = f"{n_runs} run{'s' if n_runs != 1 else ''}, seed {res.seed}"
+    emit_table(console, fmt, title, ["metric", "mean", ci, "n"], cells, right=(1, 2, 3))
+    if hidden and fmt == "markdown":
+        print(f"{hidden} per-flow/per-link/per-UE metrics not shown (--all)", file=sys.stderr)
+    elif hidden:
         console.print(
             f"[dim]{hidden} per-flow/per-link/per-UE metrics not shown (--all or --json)[/dim]"
         )
@@ -319,12 +336,24 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
     from ..config import to_toml
     from ..cost import estimate
 
-    if args.runs < 1:
-        raise ConfigError("--runs", str(args.runs), "an integer >= 1")
+    fmt = args.format
+    if args.json:
+        if fmt not in (None, "json"):
+            raise ConfigError("--format", fmt, "json or no --format with --json")
+        fmt = "json"
+    limit = None if args.allow_many_runs else MAX_RUNS
+    check_count("--runs", args.runs, maximum=limit, allow_flag="--allow-many-runs")
     if not 0 <= args.seed < 2**64:
         raise ConfigError("--seed", str(args.seed), "an integer in [0, 2**64)")
+    # Every output checked before the first run: hours of runs never end in 'cannot write'.
+    if args.output is not None:
+        check_output_file("--output", args.output)
+    if args.traces is not None:
+        check_output_file("--traces", args.traces)
+    if args.pcap is not None:
+        check_output_dir("--pcap", args.pcap)
     cfg = _resolve(args)
-    if args.show_config and not args.json:
+    if args.show_config and fmt != "json":
         # Only the configuration, then stop: `run FILE --show-config > resolved.toml` gives a
         # file that loads, as `validate --show-config` does.
         out.print(to_toml(cfg), markup=False, highlight=False, soft_wrap=True)
@@ -381,11 +410,14 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         except OSError as e:
             raise ConfigError("--traces", str(args.traces), f"a writable file ({e})") from None
 
-    if args.json:
+    if fmt == "json":
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         sys.stdout.flush()
         return EXIT_OK
-    print_table(out, res, args.all)
+    print_table(out, res, args.all, fmt)
+    if fmt in ("markdown", "csv"):
+        # stdout holds the table alone; what was written is said on stderr.
+        out = err
     out.print(
         f"wall time {res.wall_time_s:.3f} s (simulation in the core, {len(res.runs)} "
         f"run{'s' if len(res.runs) != 1 else ''})",
