@@ -54,7 +54,7 @@ test: build lint
 	$(BIN)/pytest -q tests
 
 demo: build
-	$(BIN)/radiotcp reproduce tour --out results/demo/tour --store results/demo/store.sqlite
+	$(BIN)/radiotcp reproduce tour -o results/demo/tour --store results/demo/store.sqlite
 	@echo "demo report: $(abspath results/demo/tour/report.md)"
 	@echo "figures, CSV and each stop's report: $(abspath results/demo/tour)"
 

@@ -264,3 +264,17 @@ def test_show_config_output_of_every_preset_loads_back(preset, command, tmp_path
     assert load(saved) == load(preset)
     if command == "run":
         assert "goodput" not in r.stdout and "wall time" not in r.stdout
+
+
+def test_identical_runs_are_called_so(capsys):
+    """Issue 24 item 5: a scenario with no random element gives identical runs; the table and
+    the JSON say so instead of showing a 0 interval as a result."""
+    assert cli.main(["run", str(PRESET), "--runs", "3"]) == 0
+    assert "3 runs identical" in capsys.readouterr().out
+    assert cli.main(["run", str(PRESET), "--runs", "3", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["identical_runs"] is True and "no random element" in doc["note"]
+    jitter = ["--set", "flows.count=2", "--set", "flows.start_jitter_s=1"]
+    assert cli.main(["run", str(PRESET), "--runs", "3", "--json", *jitter]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["identical_runs"] is False and doc["note"] is None

@@ -63,6 +63,23 @@ class Results:
     def partial(self) -> bool:
         return any(h is not None for h in self.halted)
 
+    @property
+    def identical(self) -> bool:
+        """Two runs or more, all with the same metrics: the scenario draws nothing at random
+        (no loss, no fading, no start jitter), so the replications add no information and
+        the interval of 0 says nothing about the spread a real network would have."""
+        if len(self.runs) < 2:
+            return False
+
+        def same(a: float, b: float) -> bool:
+            return a == b or (math.isnan(a) and math.isnan(b))
+
+        first = self.runs[0]
+        return all(
+            r.keys() == first.keys() and all(same(r[k], first[k]) for k in first)
+            for r in self.runs[1:]
+        )
+
     def metric(self, name: str) -> np.ndarray:
         """Values of one metric over the runs (NaN where a run lacks it)."""
         import numpy as np

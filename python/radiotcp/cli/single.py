@@ -192,8 +192,20 @@ def results_payload(res: Results, scenario: str | None = None) -> dict[str, Any]
             "per_run": res.runs,
             "partial": res.partial,
             "halted": res.halted,
+            "identical_runs": res.identical,
+            "note": identical_note(res),
             "pcap": [f for raw in res.raw for f in raw.get("pcap", [])],
         }
+    )
+
+
+def identical_note(res: Results) -> str | None:
+    """What to say when every run gave the same metrics (None otherwise)."""
+    if not res.identical:
+        return None
+    return (
+        f"{len(res.runs)} runs identical: the scenario has no random element, so the interval "
+        "of 0 says nothing; set a loss rate or a start jitter (flows.start_jitter_s)"
     )
 
 
@@ -235,6 +247,11 @@ def print_table(console: Console, res: Results, show_all: bool, fmt: str | None 
         return
     title = f"{n_runs} run{'s' if n_runs != 1 else ''}, seed {res.seed}"
     emit_table(console, fmt, title, ["metric", "mean", ci, "n"], cells, right=(1, 2, 3))
+    note = identical_note(res)
+    if note and fmt == "markdown":
+        print(f"note: {note}", file=sys.stderr)
+    elif note:
+        console.print(f"[yellow]note:[/yellow] {note}", highlight=False)
     if hidden and fmt == "markdown":
         print(f"{hidden} per-flow/per-link/per-UE metrics not shown (--all)", file=sys.stderr)
     elif hidden:
