@@ -13,6 +13,7 @@ __all__ = [
     "check_config",
     "default_config_json",
     "default_section_json",
+    "estimate_cost",
     "lte_mcs_sinr_db",
     "simulate",
     "simulate_metrics",
@@ -66,6 +67,11 @@ def ack_t_id_ms(config_json: str, bo: Sequence[float]) -> list[float]:
     """The ACK rate control's inter-departure time t_id (ms) at each buffer occupancy in
     ``bo`` (SDUs), for the ``access.ack_control`` settings of ``config_json`` (a UMTS
     access; ``radiotcp.ConfigError`` otherwise). All zeros when the mode is ``none``."""
+
+def estimate_cost(config_json: str) -> tuple[float, float]:
+    """``(events, wall_s)`` of one run estimated from the configuration (the core's
+    ``config::cost``: each access kind adds its own terms); ``radiotcp.ConfigError`` on a
+    configuration the core rejects."""
 
 def default_config_json() -> str:
     """JSON of the core's default configuration (the wired-384k preset with one flow)."""

@@ -268,8 +268,12 @@ pub mod stream {
         }
     }
 
-    /// Wide-key code of flow `index`'s TCP sender clock (the ns-2 estimator's tick phase);
-    /// codes 1 and 2 are the LTE cell's (`node::lte`).
+    // The wide-key codes ([`wide`]), all of them here: a new kind takes the next one.
+    /// The LTE cell's drop (`node::lte`).
+    pub const LTE_CELL: u16 = 1;
+    /// Each LTE UE's own streams (fading, HARQ decoding, ...; `node::lte`).
+    pub const LTE_UE: u16 = 2;
+    /// Flow `index`'s TCP sender clock (the ns-2 estimator's tick phase).
     pub const TCP_CLOCK: u16 = 3;
 
     /// The key of a kind added after 0.2: `code << 48 | index << 8 | sub`, for codes
@@ -346,7 +350,7 @@ mod tests {
             assert!(seen.insert(id(Kind::Flow, index, 0)));
         }
         // Wide keys: two kinds, many entities, every sub-stream.
-        for code in [1, 2, stream::TCP_CLOCK] {
+        for code in [stream::LTE_CELL, stream::LTE_UE, stream::TCP_CLOCK] {
             for index in [0, 1, 255, 256, 100_000, (1 << 40) - 1] {
                 for sub in [0, 1, 255] {
                     assert!(seen.insert(wide(code, index, sub)), "{code} {index} {sub}");

@@ -298,6 +298,15 @@ fn ack_t_id_ms(py: Python<'_>, config_json: &str, bo: Vec<f64>) -> PyResult<Vec<
 }
 
 /// JSON of the core's default configuration (`ScenarioConfig::default()`).
+/// Events and wall time of one run estimated from a configuration (`config::cost`): the
+/// front end's cost estimate, which asks each access kind for its own terms.
+#[pyfunction]
+fn estimate_cost(py: Python<'_>, config_json: &str) -> PyResult<(f64, f64)> {
+    let cfg = ScenarioConfig::from_json(config_json).map_err(|e| config_error(py, &e))?;
+    let c = cfg.estimate_cost();
+    Ok((c.events, c.wall_s))
+}
+
 #[pyfunction]
 fn default_config_json() -> PyResult<String> {
     to_json(&ScenarioConfig::default())
@@ -438,6 +447,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_cost, m)?)?;
     m.add_function(wrap_pyfunction!(default_config_json, m)?)?;
     m.add_function(wrap_pyfunction!(default_section_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_config, m)?)?;

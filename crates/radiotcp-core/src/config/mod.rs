@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 pub mod convert;
+pub mod cost;
 pub mod lte;
 
 pub use convert::*;

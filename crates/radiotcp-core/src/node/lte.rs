@@ -54,9 +54,8 @@ use crate::results::{AccessStats, LteCellStats, LteStats, LteUeStats, RunResult}
 
 use super::{Ctx, NodeEvent};
 
-/// Stream codes of the LTE cell ([`stream::wide`]): the drop, and each UE's own streams.
-pub const STREAM_CELL: u16 = 1;
-pub const STREAM_UE: u16 = 2;
+/// Stream codes of the LTE cell ([`stream::wide`], declared with the others in `engine`).
+use stream::{LTE_CELL as STREAM_CELL, LTE_UE as STREAM_UE};
 /// Sub-streams of a UE.
 const SUB_DL_FADING: u8 = 0;
 const SUB_UL_FADING: u8 = 1;
