@@ -679,83 +679,16 @@ mod tests {
     }
 }
 
-/// The encoders and the parser this module replaces, run side by side with it on random
-/// input: the same bytes out, the same fields read. (Removed with the old code.)
+/// The emulation's encoder and parser this module replaces, run side by side with it on
+/// random input: the same bytes out, the same fields read. (Removed with the old code.)
 #[cfg(test)]
 mod against_the_old_code {
     use super::*;
     use crate::emulate::wire as old_emu;
-    use crate::pcap as old_pcap;
     use proptest::prelude::*;
 
     fn hex(b: &[u8]) -> String {
         b.iter().map(|x| format!("{x:02x}")).collect()
-    }
-
-    fn old_seg<'a>(r: &Ipv4TcpRepr, sack: &'a [(u32, u32)]) -> old_pcap::TcpWire<'a> {
-        let o = &r.tcp.options;
-        old_pcap::TcpWire {
-            src: r.src,
-            dst: r.dst,
-            src_port: r.tcp.src_port,
-            dst_port: r.tcp.dst_port,
-            seq: r.tcp.seq,
-            ack: r.tcp.ack,
-            flags: r.tcp.flags,
-            window: r.tcp.window,
-            ip_id: r.ident,
-            ttl: r.ttl,
-            payload_len: r.payload_len,
-            options: old_pcap::TcpOptions {
-                mss: o.mss,
-                wscale: o.wscale,
-                sack_permitted: o.sack_permitted,
-                timestamps: o.timestamps,
-                sack,
-            },
-        }
-    }
-
-    type SynOpts = (Option<u16>, Option<u8>, bool, Option<(u32, u32)>);
-
-    fn pcap_repr(
-        addrs: ([u8; 4], [u8; 4], u16, u16),
-        numbers: (u32, u32, u8, u16, u16, u8),
-        o: SynOpts,
-        sack: &[(u32, u32)],
-        payload_len: u32,
-    ) -> Ipv4TcpRepr {
-        Ipv4TcpRepr {
-            src: addrs.0,
-            dst: addrs.1,
-            ident: numbers.4,
-            ttl: numbers.5,
-            tos: 0,
-            dont_frag: true,
-            tcp: TcpRepr {
-                src_port: addrs.2,
-                dst_port: addrs.3,
-                seq: numbers.0,
-                ack: numbers.1,
-                flags: numbers.2,
-                window: numbers.3,
-                urgent: 0,
-                options: TcpOptions {
-                    mss: o.0,
-                    wscale: o.1,
-                    sack_permitted: o.2,
-                    timestamps: o.3,
-                    sack: SackBlocks::from_slice(sack),
-                },
-            },
-            payload_len,
-        }
-    }
-
-    fn new_pcap_bytes(r: &Ipv4TcpRepr, captured: u32) -> Vec<u8> {
-        let mut b = vec![0u8; r.header_len() + captured as usize];
-        r.emit(&mut b);
-        b
     }
 
     fn emu_repr(
@@ -790,71 +723,6 @@ mod against_the_old_code {
     /// Prints the vectors kept in the tests (`cargo test print_vectors -- --nocapture`).
     #[test]
     fn print_vectors() {
-        let linux_syn = (Some(1460), Some(7), true, Some((123, 0)));
-        let cases: Vec<(&str, Ipv4TcpRepr, u32)> = vec![
-            (
-                "syn_linux",
-                pcap_repr(
-                    ([10, 0, 0, 1], [10, 1, 0, 1], 5001, 40000),
-                    (0x9e37_79b2, 0, SYN, 65535, 1, 64),
-                    linux_syn,
-                    &[],
-                    0,
-                ),
-                0,
-            ),
-            (
-                "synack_no_ts",
-                pcap_repr(
-                    ([10, 1, 0, 1], [10, 0, 0, 1], 40000, 5001),
-                    (0x6a09_e668, 0x9e37_79b3, SYN | ACK, 65535, 1, 64),
-                    (Some(1460), Some(7), true, None),
-                    &[],
-                    0,
-                ),
-                0,
-            ),
-            (
-                "data_ts_captured_48",
-                pcap_repr(
-                    ([10, 0, 0, 1], [10, 1, 0, 2], 5001, 40001),
-                    (0xffff_fa00, 0x6a09_e669, ACK | PSH, 49152, 7, 64),
-                    (None, None, false, Some((4000, 3990))),
-                    &[],
-                    1448,
-                ),
-                48,
-            ),
-            (
-                "ack_ts_3_sack",
-                pcap_repr(
-                    ([10, 1, 0, 2], [10, 0, 0, 1], 40001, 5001),
-                    (0x6a09_e669, 0x0000_0100, ACK, 1024, 9, 64),
-                    (None, None, false, Some((4010, 4000))),
-                    &[(0x1000, 0x2000), (0x3000, 0x4000), (0x5000, 0x6000)],
-                    0,
-                ),
-                0,
-            ),
-            (
-                "ack_4_sack",
-                pcap_repr(
-                    ([10, 1, 1, 44], [10, 0, 0, 1], 40002, 5001),
-                    (1, 2, ACK, 3, 4, 5),
-                    (None, None, false, None),
-                    &[(10, 20), (30, 40), (50, 60), (70, 80)],
-                    0,
-                ),
-                0,
-            ),
-        ];
-        for (name, r, captured) in &cases {
-            let sack = r.tcp.options.sack;
-            let mut old = Vec::new();
-            old_pcap::encode_ipv4_tcp(&old_seg(r, sack.as_slice()), *captured, &mut old);
-            assert_eq!(old, new_pcap_bytes(r, *captured));
-            println!("(\"{name}\", \"{}\"),", hex(&old));
-        }
         // The emulation's: a segment with timestamps, SACK and data; the ACK the BS
         // controller writes from it.
         let mut opts = vec![1, 1, 8, 10];
@@ -877,23 +745,6 @@ mod against_the_old_code {
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
-
-        /// The pcap export's encoder: byte for byte, any captured part of the payload.
-        #[test]
-        fn emit_writes_what_encode_ipv4_tcp_wrote(
-            addrs in any::<([u8; 4], [u8; 4], u16, u16)>(),
-            numbers in any::<(u32, u32, u8, u16, u16, u8)>(),
-            o in any::<(Option<u16>, Option<u8>, bool, Option<(u32, u32)>)>(),
-            sack in prop::collection::vec(any::<(u32, u32)>(), 0..6),
-            payload_len in prop_oneof![0u32..4, 0u32..=65455],
-            captured_frac in 0.0f64..=1.0,
-        ) {
-            let r = pcap_repr(addrs, numbers, o, &sack, payload_len);
-            let captured = (payload_len as f64 * captured_frac) as u32;
-            let mut old = Vec::new();
-            old_pcap::encode_ipv4_tcp(&old_seg(&r, &sack), captured, &mut old);
-            prop_assert_eq!(hex(&old), hex(&new_pcap_bytes(&r, captured)));
-        }
 
         /// The emulation's packet builder (TTL 64, window 65535, no DF, id 0), with the
         /// option bytes this module lays out and a real payload.
