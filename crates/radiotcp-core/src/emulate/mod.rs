@@ -18,6 +18,7 @@
 //! no bytes: an ACK is written from the connection's last real ACK with the new number
 //! ([`wire::ack_from_template`]), anything else is counted and not delivered.
 
+pub mod packets;
 pub mod wire;
 
 #[cfg(target_os = "linux")]
