@@ -16,10 +16,10 @@
 //! unique: one nanosecond apart at least), so nothing about the packet is faked on the way.
 //! Packets the models make themselves (the base station's own ACKs, Zeng's controller) have
 //! no bytes: an ACK is written from the connection's last real ACK with the new number
-//! ([`wire::ack_from_template`]), anything else is counted and not delivered.
+//! ([`packets::ack_from_template`]), anything else is counted and not delivered. Packets are
+//! read and written with `crate::wire` ([`packets`]).
 
 pub mod packets;
-pub mod wire;
 
 #[cfg(target_os = "linux")]
 pub mod realtime;
@@ -37,8 +37,9 @@ use crate::net::NodeId;
 use crate::packet::{HostId, Packet, PacketKind, TcpOpts, MAX_SACK_BLOCKS};
 use crate::results::RunResult;
 use crate::sim::Sim;
+use crate::wire::{FIN, RST, SYN};
 use crate::RunOptions;
-use wire::{FiveTuple, Parsed, TcpFields, FIN, RST, SYN};
+use packets::{FiveTuple, Parsed};
 
 /// Which real host a packet comes from or goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -199,8 +200,8 @@ struct Flow {
     ack: [Unwrap; 2],
     /// Per direction: bytes counter for protocols without sequence numbers.
     bytes: [u64; 2],
-    /// The last pure ACK from the UE (bytes and fields): template of synthesized ACKs.
-    ack_template: Option<(Vec<u8>, TcpFields)>,
+    /// The last pure ACK from the UE (its bytes): template of synthesized ACKs.
+    ack_template: Option<Vec<u8>>,
     stats: [DirStats; 2],
 }
 
@@ -299,7 +300,7 @@ impl Emulator {
     /// A packet read from `from`'s side at `now` (not before the last call's time).
     pub fn receive(&mut self, now: Time, from: Side, bytes: Vec<u8>) {
         self.start.get_or_insert(now);
-        let Some(p) = wire::parse(&bytes) else {
+        let Some(p) = packets::parse(&bytes) else {
             self.unparsed += 1;
             return;
         };
@@ -329,10 +330,8 @@ impl Emulator {
         };
         let flow = &mut self.flows[id as usize];
         let pkt = to_packet(flow, id, dir, &p, stamp, from.other());
-        if pkt.kind == PacketKind::Ack && from == Side::Ue {
-            if let Some(f) = p.tcp {
-                flow.ack_template = Some((bytes.clone(), f));
-            }
+        if pkt.kind == PacketKind::Ack && from == Side::Ue && p.tcp.is_some() {
+            flow.ack_template = Some(bytes.clone());
         }
         let st = &mut flow.stats[dir];
         st.packets_in += 1;
@@ -403,8 +402,8 @@ impl Emulator {
         if pkt.kind != PacketKind::Ack || to != Side::Server {
             return None;
         }
-        let (tpl, f) = self.flows.get(pkt.flow as usize)?.ack_template.as_ref()?;
-        Some(wire::ack_from_template(tpl, f, pkt.seq as u32))
+        let tpl = self.flows.get(pkt.flow as usize)?.ack_template.as_ref()?;
+        packets::ack_from_template(tpl, pkt.seq as u32)
     }
 
     /// End the emulation at `now` and report.
@@ -496,7 +495,7 @@ fn to_packet(flow: &mut Flow, id: u32, dir: usize, p: &Parsed, stamp: Time, to: 
         Some(t) => {
             let control = t.flags & (SYN | FIN | RST) != 0;
             pkt.opt.syn = t.flags & SYN != 0;
-            if let Some((_, ecr)) = t.ts {
+            if let Some((_, ecr)) = t.options.timestamps {
                 pkt.opt.ts = true;
                 pkt.opt.ts_ecr = ecr;
             }
@@ -509,7 +508,7 @@ fn to_packet(flow: &mut Flow, id: u32, dir: usize, p: &Parsed, stamp: Time, to: 
                 // SACK blocks as offsets above the cumulative ACK (`TcpOpts`), those that
                 // lie above it.
                 let mut n = 0;
-                for &(l, r) in &t.sack[..t.nsack as usize] {
+                for &(l, r) in t.options.sack.as_slice() {
                     let (lo, hi) = (l.wrapping_sub(t.ack), r.wrapping_sub(t.ack));
                     if n < MAX_SACK_BLOCKS && lo < hi && hi < 1 << 30 {
                         pkt.opt.sack[n] = (lo, hi);
