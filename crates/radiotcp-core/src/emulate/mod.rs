@@ -1,12 +1,14 @@
 //! Emulation: real hosts' packets through the modelled network. The scenario's topology is
 //! built as for a simulation, but its server and its UE are *external* nodes: the packets a
 //! real server and a real UE send (read from TUN devices by the real-time driver,
-//! [`realtime`]) are injected at those nodes, cross the same link, RLC, buffer-discipline and
+//! `realtime`) are injected at those nodes, cross the same link, RLC, buffer-discipline and
 //! ACK-mechanism code as simulated packets, and whatever reaches the other external node is
 //! handed back to be written to the other TUN device. The same entity code, another driver.
 //!
 //! [`Emulator`] is sans-IO: it is told when a packet arrived and what time it is, and it says
 //! which packets leave and when the next event is due, so tests run it on a virtual clock.
+//! The TUN devices (`tun`) and the real-time driver (`realtime`) are built only with the
+//! crate's `emulation-io` feature, on Linux.
 //!
 //! The models see packets as they see simulated ones ([`Packet`]): a TCP segment with payload
 //! (or SYN/FIN/RST) is a data packet whose `seq` is its sequence number, a pure ACK is an ACK
@@ -21,9 +23,10 @@
 
 pub mod packets;
 
-#[cfg(target_os = "linux")]
+// Device I/O only with the `emulation-io` feature: the core crate alone stays sans-IO.
+#[cfg(all(feature = "emulation-io", target_os = "linux"))]
 pub mod realtime;
-#[cfg(target_os = "linux")]
+#[cfg(all(feature = "emulation-io", target_os = "linux"))]
 pub mod tun;
 
 use std::collections::HashMap;
