@@ -27,6 +27,7 @@ pub mod results;
 pub mod sim;
 pub mod tcp;
 pub mod topology;
+pub mod wire;
 
 pub use config::ScenarioConfig;
 pub use error::{ConfigError, ParamError, RunError};

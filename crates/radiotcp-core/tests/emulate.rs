@@ -8,18 +8,45 @@ mod common_umts;
 
 use common_umts::umts_bearer;
 use radiotcp_core::config::{AccessConfig, AckControlMode, LinkConfig, ScenarioConfig};
-use radiotcp_core::emulate::wire::{self, ACK};
-use radiotcp_core::emulate::{EmulationResult, Emulator, Side};
+use radiotcp_core::emulate::{packets, EmulationResult, Emulator, Side};
 use radiotcp_core::engine::{millis, secs, Time};
+use radiotcp_core::wire::{self, Ipv4TcpRepr, TcpOptions, TcpRepr, ACK};
 
 const SRV: ([u8; 4], u16) = ([10, 64, 0, 1], 5001);
 const UE: ([u8; 4], u16) = ([10, 64, 0, 2], 40000);
-/// NOP, NOP, timestamps: the 12 option bytes of a Linux segment.
-fn ts_opts(val: u32, ecr: u32) -> Vec<u8> {
-    let mut o = vec![1, 1, 8, 10];
-    o.extend_from_slice(&val.to_be_bytes());
-    o.extend_from_slice(&ecr.to_be_bytes());
-    o
+/// An IPv4/TCP packet with the ACK flag (TTL 64, window 65535) and valid checksums.
+fn tcp_packet(
+    src: ([u8; 4], u16),
+    dst: ([u8; 4], u16),
+    (seq, ack): (u32, u32),
+    options: TcpOptions,
+    payload: &[u8],
+) -> Vec<u8> {
+    Ipv4TcpRepr {
+        src: src.0,
+        dst: dst.0,
+        ttl: 64,
+        tcp: TcpRepr {
+            src_port: src.1,
+            dst_port: dst.1,
+            seq,
+            ack,
+            flags: ACK,
+            window: 65535,
+            options,
+            ..TcpRepr::default()
+        },
+        ..Ipv4TcpRepr::default()
+    }
+    .to_packet(payload)
+}
+
+/// Timestamps (as NOP, NOP, TS): the 12 option bytes of a Linux segment.
+fn ts_opts(val: u32, ecr: u32) -> TcpOptions {
+    TcpOptions {
+        timestamps: Some((val, ecr)),
+        ..TcpOptions::default()
+    }
 }
 
 /// A 1500-byte segment (1448 bytes of payload) whose payload encodes its number.
@@ -29,11 +56,11 @@ fn segment(i: u32) -> Vec<u8> {
         .collect();
     // Sequence numbers near the 32-bit wrap: the emulator unwraps them.
     let seq = 0xffff_0000u32.wrapping_add(i * 1448);
-    wire::tcp_packet(SRV, UE, seq, 1, ACK, &ts_opts(i, 0), &payload)
+    tcp_packet(SRV, UE, (seq, 1), ts_opts(i, 0), &payload)
 }
 
 fn pure_ack(ack: u32) -> Vec<u8> {
-    wire::tcp_packet(UE, SRV, 1, ack, ACK, &ts_opts(0, 0), &[])
+    tcp_packet(UE, SRV, (1, ack), ts_opts(0, 0), &[])
 }
 
 /// Run `emu` on a virtual clock: feed `input` (time, side, packet) in order, process the
@@ -172,7 +199,13 @@ fn ack_rate_control_paces_the_real_acks_and_lets_uplink_data_pass() {
                 pure_ack(1 + 2896 * i),
             ));
         }
-        let request = wire::tcp_packet(UE, SRV, 1, 1, ACK, &[], b"GET / HTTP/1.1\r\n\r\n");
+        let request = tcp_packet(
+            UE,
+            SRV,
+            (1, 1),
+            TcpOptions::default(),
+            b"GET / HTTP/1.1\r\n\r\n",
+        );
         input.push((millis(1000.5), Side::Ue, request.clone()));
         input.sort_by_key(|x| x.0);
         let out = drive(&mut emu, &input, secs(30.0));
@@ -219,7 +252,7 @@ fn the_base_stations_own_ack_is_written_from_the_connections_last_ack() {
     c.bs_ack.link = "wireless".into();
     let mut emu = Emulator::new(&c, 1, false).unwrap();
     let seg = segment(0);
-    let seq = wire::parse(&seg).unwrap().tcp.unwrap().seq;
+    let seq = packets::parse(&seg).unwrap().tcp.unwrap().seq;
     let ack = pure_ack(seq.wrapping_add(1448));
     let input = vec![
         (0, Side::Server, seg.clone()),
@@ -234,9 +267,9 @@ fn the_base_stations_own_ack_is_written_from_the_connections_last_ack() {
     assert_eq!(to_server.len(), 2);
     assert_eq!(to_server[0].2, ack, "the real ACK, unchanged");
     let made = &to_server[1].2;
-    let f = wire::parse(made).unwrap().tcp.unwrap();
+    let f = packets::parse(made).unwrap().tcp.unwrap();
     assert_eq!(f.ack, seq.wrapping_add(1448));
-    assert!(wire::checksums_ok(made, &f));
+    assert_eq!(wire::verify_checksums(made), Ok(()));
     assert!(to_server[1].0 >= millis(1505.0));
     let r = emu.finish(secs(5.0));
     assert_eq!(r.up.counts.synthesized, 1);

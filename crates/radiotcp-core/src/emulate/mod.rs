@@ -1,12 +1,14 @@
 //! Emulation: real hosts' packets through the modelled network. The scenario's topology is
 //! built as for a simulation, but its server and its UE are *external* nodes: the packets a
 //! real server and a real UE send (read from TUN devices by the real-time driver,
-//! [`realtime`]) are injected at those nodes, cross the same link, RLC, buffer-discipline and
+//! `realtime`) are injected at those nodes, cross the same link, RLC, buffer-discipline and
 //! ACK-mechanism code as simulated packets, and whatever reaches the other external node is
 //! handed back to be written to the other TUN device. The same entity code, another driver.
 //!
 //! [`Emulator`] is sans-IO: it is told when a packet arrived and what time it is, and it says
 //! which packets leave and when the next event is due, so tests run it on a virtual clock.
+//! The TUN devices (`tun`) and the real-time driver (`realtime`) are built only with the
+//! crate's `emulation-io` feature, on Linux.
 //!
 //! The models see packets as they see simulated ones ([`Packet`]): a TCP segment with payload
 //! (or SYN/FIN/RST) is a data packet whose `seq` is its sequence number, a pure ACK is an ACK
@@ -16,13 +18,15 @@
 //! unique: one nanosecond apart at least), so nothing about the packet is faked on the way.
 //! Packets the models make themselves (the base station's own ACKs, Zeng's controller) have
 //! no bytes: an ACK is written from the connection's last real ACK with the new number
-//! ([`wire::ack_from_template`]), anything else is counted and not delivered.
+//! ([`packets::ack_from_template`]), anything else is counted and not delivered. Packets are
+//! read and written with `crate::wire` ([`packets`]).
 
-pub mod wire;
+pub mod packets;
 
-#[cfg(target_os = "linux")]
+// Device I/O only with the `emulation-io` feature: the core crate alone stays sans-IO.
+#[cfg(all(feature = "emulation-io", target_os = "linux"))]
 pub mod realtime;
-#[cfg(target_os = "linux")]
+#[cfg(all(feature = "emulation-io", target_os = "linux"))]
 pub mod tun;
 
 use std::collections::HashMap;
@@ -36,8 +40,9 @@ use crate::net::NodeId;
 use crate::packet::{HostId, Packet, PacketKind, TcpOpts, MAX_SACK_BLOCKS};
 use crate::results::RunResult;
 use crate::sim::Sim;
+use crate::wire::{FIN, RST, SYN};
 use crate::RunOptions;
-use wire::{FiveTuple, Parsed, TcpFields, FIN, RST, SYN};
+use packets::{FiveTuple, Parsed};
 
 /// Which real host a packet comes from or goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -198,8 +203,8 @@ struct Flow {
     ack: [Unwrap; 2],
     /// Per direction: bytes counter for protocols without sequence numbers.
     bytes: [u64; 2],
-    /// The last pure ACK from the UE (bytes and fields): template of synthesized ACKs.
-    ack_template: Option<(Vec<u8>, TcpFields)>,
+    /// The last pure ACK from the UE (its bytes): template of synthesized ACKs.
+    ack_template: Option<Vec<u8>>,
     stats: [DirStats; 2],
 }
 
@@ -298,7 +303,7 @@ impl Emulator {
     /// A packet read from `from`'s side at `now` (not before the last call's time).
     pub fn receive(&mut self, now: Time, from: Side, bytes: Vec<u8>) {
         self.start.get_or_insert(now);
-        let Some(p) = wire::parse(&bytes) else {
+        let Some(p) = packets::parse(&bytes) else {
             self.unparsed += 1;
             return;
         };
@@ -328,10 +333,8 @@ impl Emulator {
         };
         let flow = &mut self.flows[id as usize];
         let pkt = to_packet(flow, id, dir, &p, stamp, from.other());
-        if pkt.kind == PacketKind::Ack && from == Side::Ue {
-            if let Some(f) = p.tcp {
-                flow.ack_template = Some((bytes.clone(), f));
-            }
+        if pkt.kind == PacketKind::Ack && from == Side::Ue && p.tcp.is_some() {
+            flow.ack_template = Some(bytes.clone());
         }
         let st = &mut flow.stats[dir];
         st.packets_in += 1;
@@ -402,8 +405,8 @@ impl Emulator {
         if pkt.kind != PacketKind::Ack || to != Side::Server {
             return None;
         }
-        let (tpl, f) = self.flows.get(pkt.flow as usize)?.ack_template.as_ref()?;
-        Some(wire::ack_from_template(tpl, f, pkt.seq as u32))
+        let tpl = self.flows.get(pkt.flow as usize)?.ack_template.as_ref()?;
+        packets::ack_from_template(tpl, pkt.seq as u32)
     }
 
     /// End the emulation at `now` and report.
@@ -495,7 +498,7 @@ fn to_packet(flow: &mut Flow, id: u32, dir: usize, p: &Parsed, stamp: Time, to: 
         Some(t) => {
             let control = t.flags & (SYN | FIN | RST) != 0;
             pkt.opt.syn = t.flags & SYN != 0;
-            if let Some((_, ecr)) = t.ts {
+            if let Some((_, ecr)) = t.options.timestamps {
                 pkt.opt.ts = true;
                 pkt.opt.ts_ecr = ecr;
             }
@@ -508,7 +511,7 @@ fn to_packet(flow: &mut Flow, id: u32, dir: usize, p: &Parsed, stamp: Time, to: 
                 // SACK blocks as offsets above the cumulative ACK (`TcpOpts`), those that
                 // lie above it.
                 let mut n = 0;
-                for &(l, r) in &t.sack[..t.nsack as usize] {
+                for &(l, r) in t.options.sack.as_slice() {
                     let (lo, hi) = (l.wrapping_sub(t.ack), r.wrapping_sub(t.ack));
                     if n < MAX_SACK_BLOCKS && lo < hi && hi < 1 << 30 {
                         pkt.opt.sack[n] = (lo, hi);

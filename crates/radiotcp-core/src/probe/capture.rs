@@ -1,6 +1,6 @@
 //! pcap export: what a packet sniffer would record at chosen points of the simulated network
 //! (`radiotcp run ... --pcap DIR`). Each simulated TCP packet becomes an IPv4/TCP header with
-//! the fields a real stack would put there (`crate::pcap` encodes them); the payload is not
+//! the fields a real stack would put there (`crate::wire` encodes them, `crate::pcap` writes the file); the payload is not
 //! captured (records are headers only, with the true length), as `tcpdump -s 128` does.
 //!
 //! Capture points: the server host (everything it sends and receives), the UE side (every UE
@@ -19,9 +19,10 @@ use std::io::{self, BufWriter};
 use std::path::PathBuf;
 
 use crate::engine::Time;
-use crate::packet::{HostId, Packet, PacketKind, MAX_SACK_BLOCKS};
-use crate::pcap::{self, PcapWriter, TcpOptions, TcpWire};
+use crate::packet::{HostId, Packet, PacketKind};
+use crate::pcap::PcapWriter;
 use crate::results::CaptureFile;
+use crate::wire::{self, Ipv4TcpRepr, SackBlocks, TcpOptions, TcpRepr};
 
 /// Where to capture.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -213,28 +214,27 @@ impl Capture {
         let o = &pkt.opt;
         let ts = w.timestamps.then_some(());
         let scaled = |win: u64| (win >> w.wscale.unwrap_or(0)).min(65_535) as u16;
-        let mut sack = [(0u32, 0u32); MAX_SACK_BLOCKS];
-        let mut nsack = 0;
+        let mut sack = SackBlocks::default();
         let syn_opts = |tsecr: u32| TcpOptions {
             mss: Some(w.mss),
             wscale: w.wscale,
             sack_permitted: w.sack,
             timestamps: ts.map(|_| (pkt.ts_val(), tsecr)),
-            sack: &[],
+            sack: SackBlocks::default(),
         };
         let (seq, ack, flags, window, options) = match (pkt.kind, o.syn) {
-            (PacketKind::Data, true) => (isn_s, 0, pcap::SYN, 65_535, syn_opts(0)),
+            (PacketKind::Data, true) => (isn_s, 0, wire::SYN, 65_535, syn_opts(0)),
             (PacketKind::Ack, true) => (
                 isn_c,
                 isn_s.wrapping_add(1),
-                pcap::SYN | pcap::ACK,
+                wire::SYN | wire::ACK,
                 pkt.rwnd.min(65_535) as u16,
                 syn_opts(o.ts_ecr),
             ),
             (PacketKind::Data, false) => (
                 isn_s.wrapping_add(1).wrapping_add(pkt.seq as u32),
                 isn_c.wrapping_add(1),
-                pcap::ACK | pcap::PSH,
+                wire::ACK | wire::PSH,
                 scaled(w.rcv_buf as u64),
                 TcpOptions {
                     timestamps: ts.map(|_| (pkt.ts_val(), self.sender_ts_recent[flow as usize])),
@@ -244,13 +244,12 @@ impl Capture {
             (PacketKind::Ack, false) => {
                 let base = isn_s.wrapping_add(1);
                 for (l, r) in o.sack_blocks(pkt.seq) {
-                    sack[nsack] = (base.wrapping_add(l as u32), base.wrapping_add(r as u32));
-                    nsack += 1;
+                    sack.push((base.wrapping_add(l as u32), base.wrapping_add(r as u32)));
                 }
                 (
                     isn_c.wrapping_add(1),
                     base.wrapping_add(pkt.seq as u32),
-                    pcap::ACK,
+                    wire::ACK,
                     scaled(pkt.rwnd as u64),
                     TcpOptions {
                         timestamps: ts.map(|_| (pkt.ts_val(), o.ts_ecr)),
@@ -259,32 +258,36 @@ impl Capture {
                 )
             }
         };
-        let seg = TcpWire {
+        let packet = Ipv4TcpRepr {
             src: ip(src),
             dst: ip(dst),
-            src_port: if src == SERVER {
-                SERVER_PORT
-            } else {
-                client_port(flow)
-            },
-            dst_port: if dst == SERVER {
-                SERVER_PORT
-            } else {
-                client_port(flow)
-            },
-            seq,
-            ack,
-            flags,
-            window,
-            ip_id,
+            // A Linux stack's segments: DF set (path MTU discovery, RFC 1191 §3), TTL 64, no
+            // DSCP or ECN.
+            ident: ip_id,
             ttl: 64,
-            payload_len: pkt.len,
-            options: TcpOptions {
-                sack: &sack[..nsack],
-                ..options
+            tos: 0,
+            dont_frag: true,
+            tcp: TcpRepr {
+                src_port: if src == SERVER {
+                    SERVER_PORT
+                } else {
+                    client_port(flow)
+                },
+                dst_port: if dst == SERVER {
+                    SERVER_PORT
+                } else {
+                    client_port(flow)
+                },
+                seq,
+                ack,
+                flags,
+                window,
+                urgent: 0,
+                options: TcpOptions { sack, ..options },
             },
+            payload_len: pkt.len,
         };
-        if let Err(e) = self.sinks[sink].w.write(now, &seg) {
+        if let Err(e) = self.sinks[sink].w.write(now, &packet) {
             self.error = Some(e);
         }
     }
