@@ -2,8 +2,8 @@
 //! comments and `#[cfg(test)]` code), the graph of which module names which has no cycle.
 //! A module naming its own ancestor (a node kind using `super::Ctx`) is the parent-child
 //! idiom and not counted. The layers this keeps, bottom up: engine, packet, link, entities
-//! (tcp, radio, ack, queue) -> results -> probe -> net -> node -> sim -> topology (the builder)
-//! -> emulate.
+//! (tcp, radio, ack, queue), wire (IPv4/TCP headers) -> results -> probe -> net -> node -> sim
+//! -> topology (the builder) -> emulate.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
