@@ -64,11 +64,12 @@ pub struct Fading {
 #[derive(Debug, Clone, Default)]
 struct Cursor {
     tti: Option<u64>,
-    /// e^{j(w_m t + φ_m)} per sinusoid in lanes of [`LANE`] sinusoids, the real parts then
-    /// the imaginary parts (the rotation is then the same arithmetic on fixed-width arrays,
+    /// e^{j(w_m t + φ_m)} per sinusoid, real and imaginary parts apart, in lanes of
+    /// [`LANE`] sinusoids (the rotation is then the same arithmetic on fixed-width arrays,
     /// which the compiler turns into packed multiplies; a loop over a flat slice stayed
     /// scalar). The padding past the M-th sinusoid is 0.
-    phasors: Vec<Lane>,
+    re: Vec<Lane>,
+    im: Vec<Lane>,
     /// Steps taken by rotation since the last exact evaluation.
     rotated: u32,
 }
@@ -101,14 +102,12 @@ fn lanes(values: impl Iterator<Item = f64>, pad: f64) -> Vec<Lane> {
 enum Kind {
     None,
     Iid,
-    /// (2π f_D cos α_m, φ_m) per sinusoid; e^{j 2π f_D cos α_m · 2^i ms} for i < POW2 in
-    /// one block (by i, then the cosine lanes, then the sine lanes, padded with the
-    /// identity rotation: a jump of k TTIs is one multiply per sinusoid and set bit of k,
-    /// reading memory that lies together); the lanes per half; M^-1/2.
+    /// (2π f_D cos α_m, φ_m) per sinusoid, e^{j 2π f_D cos α_m · 2^i ms} for i < POW2 (by i,
+    /// then sinusoid, cosines and sines apart, in lanes padded with the identity rotation: a
+    /// jump of k TTIs is one multiply per sinusoid and set bit of k), and M^-1/2.
     Jakes {
         paths: Vec<(f64, f64)>,
-        steps: Box<[Lane]>,
-        lanes: usize,
+        steps: Box<[(Vec<Lane>, Vec<Lane>); POW2]>,
         norm: f64,
     },
 }
@@ -135,8 +134,8 @@ impl Fading {
                         (tau * doppler_hz * alpha.cos(), phi)
                     })
                     .collect();
-                let mut steps = Vec::new();
-                for i in 0..POW2 {
+                // By power first, so that a step multiplies two contiguous arrays.
+                let steps = Box::new(std::array::from_fn(|i| {
                     let (c, s): (Vec<f64>, Vec<f64>) = paths
                         .iter()
                         .map(|&(w, _)| {
@@ -144,13 +143,11 @@ impl Fading {
                             (c, s)
                         })
                         .unzip();
-                    steps.extend(lanes(c.into_iter(), 1.0));
-                    steps.extend(lanes(s.into_iter(), 0.0));
-                }
+                    (lanes(c.into_iter(), 1.0), lanes(s.into_iter(), 0.0))
+                }));
                 Kind::Jakes {
-                    lanes: (sinusoids as usize).div_ceil(LANE),
                     paths,
-                    steps: steps.into_boxed_slice(),
+                    steps,
                     norm: 1.0 / (sinusoids as f64).sqrt(),
                 }
             }
@@ -168,13 +165,7 @@ impl Fading {
     /// rotates its phasors (one complex multiply per sinusoid and TTI) instead of evaluating
     /// sines, and re-evaluates exactly every few thousand steps and after a jump.
     pub fn gain_tti(&mut self, reader: usize, tti: u64) -> f64 {
-        let Kind::Jakes {
-            paths,
-            steps,
-            lanes: m,
-            norm,
-        } = &self.kind
-        else {
+        let Kind::Jakes { paths, steps, norm } = &self.kind else {
             return self.gain(tti as f64 * TTI_S);
         };
         if self.cursors.len() <= reader {
@@ -200,21 +191,21 @@ impl Fading {
                 };
                 to.tti = from.tti;
                 to.rotated = from.rotated;
-                to.phasors.clear();
-                to.phasors.extend_from_slice(&from.phasors);
+                to.re.clear();
+                to.re.extend_from_slice(&from.re);
+                to.im.clear();
+                to.im.extend_from_slice(&from.im);
             }
         }
         let c = &mut self.cursors[reader];
         let exact = match c.tti {
             Some(t) if t <= tti && tti - t <= MAX_ROTATE && c.rotated < REFRESH => {
                 let k = tti - t;
-                let m = *m;
-                for (i, step) in steps.chunks_exact(2 * m).enumerate() {
+                for (i, (pr, pi)) in steps.iter().enumerate() {
                     if k >> i & 1 == 1 {
                         // Equal lengths up front: no bounds checks in the loop.
-                        let (re, im) = c.phasors.split_at_mut(m);
-                        let (pr, pi) = step.split_at(m);
-                        let (re, im, pi) = (&mut re[..m], &mut im[..m], &pi[..m]);
+                        let m = pr.len();
+                        let (re, im, pi) = (&mut c.re[..m], &mut c.im[..m], &pi[..m]);
                         for q in 0..m {
                             let (x, y, sr, si) = (re[q], im[q], pr[q], pi[q]);
                             re[q] = std::array::from_fn(|j| x[j] * sr[j] - y[j] * si[j]);
@@ -229,21 +220,24 @@ impl Fading {
         };
         if exact {
             let t_s = tti as f64 * TTI_S;
-            c.phasors.clear();
-            c.phasors.resize(2 * m, [0.0; LANE]);
+            c.re.clear();
+            c.im.clear();
             for (j, &(w, phi)) in paths.iter().enumerate() {
                 let (s, co) = (w * t_s + phi).sin_cos();
-                c.phasors[j / LANE][j % LANE] = co;
-                c.phasors[m + j / LANE][j % LANE] = s;
+                if j % LANE == 0 {
+                    c.re.push([0.0; LANE]);
+                    c.im.push([0.0; LANE]);
+                }
+                c.re[j / LANE][j % LANE] = co;
+                c.im[j / LANE][j % LANE] = s;
             }
             c.rotated = 0;
         }
         c.tti = Some(tti);
         // In sinusoid order, then the padding, which adds +0.0: bit for bit the sums over
         // the M sinusoids alone.
-        let (re, im) = c.phasors.split_at(*m);
-        let re = re.iter().flatten().fold(0.0, |a, &x| a + x);
-        let im = im.iter().flatten().fold(0.0, |a, &x| a + x);
+        let re = c.re.iter().flatten().fold(0.0, |a, &x| a + x);
+        let im = c.im.iter().flatten().fold(0.0, |a, &x| a + x);
         (re * re + im * im) * norm * norm
     }
 
