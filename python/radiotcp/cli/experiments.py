@@ -163,10 +163,14 @@ def _stopped(store: Store, e: BaseException) -> CommandFailed:
     )
 
 
-def _add_run_options(p: argparse.ArgumentParser) -> None:
+def _add_store(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--store", type=Path, default=DEFAULT_STORE, help=f"results store ({DEFAULT_STORE})"
     )
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    _add_store(p)
     p.add_argument(
         "--jobs", type=int, default=None, help="local worker processes (default: all cores)"
     )
@@ -575,9 +579,7 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="list: same as --format json")
     add_config_args(p, output=Flag("export: the file to write (default NAME-runs.FORMAT)"))
-    p.add_argument(
-        "--store", type=Path, default=DEFAULT_STORE, help=f"results store ({DEFAULT_STORE})"
-    )
+    _add_store(p)
     p.set_defaults(func=cmd_results)
 
     p = sub.add_parser(
@@ -595,9 +597,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--metric", default=None, help="metric (default: goodput and delay panels)")
     p.add_argument("--group", default=None, help="swept key giving one line per value")
     add_config_args(p, output=Flag("PNG, PDF or SVG file", required=True))
-    p.add_argument(
-        "--store", type=Path, default=DEFAULT_STORE, help=f"results store ({DEFAULT_STORE})"
-    )
+    _add_store(p)
     p.set_defaults(func=cmd_plot)
 
     p = sub.add_parser(
