@@ -155,6 +155,16 @@ def _check_run_options(args: argparse.Namespace) -> str | None:
     return connect_cluster(args.cluster) if args.cluster else None
 
 
+def _interrupted(store: Store) -> int:
+    """Ctrl-C during a sweep, a recipe or the tour: the one line that says what is kept."""
+    print(
+        f"interrupted (Ctrl-C): the runs finished so far are kept in {store.path}; "
+        "run the same command again to resume",
+        file=sys.stderr,
+    )
+    return EXIT_INTERRUPTED
+
+
 def _stopped(store: Store, e: BaseException) -> CommandFailed:
     """A store or disk failure in the middle of a sweep, as the one line to print."""
     return CommandFailed(
@@ -305,12 +315,7 @@ def cmd_sweep(args: argparse.Namespace, out: Console, err: Console) -> int:
                     spec, base_dir, store, jobs=args.jobs, cluster=cluster, progress=prog
                 )
             except KeyboardInterrupt:
-                print(
-                    f"interrupted (Ctrl-C): the runs finished so far are kept in {store.path}; "
-                    "run the same command again to resume",
-                    file=sys.stderr,
-                )
-                return EXIT_INTERRUPTED
+                return _interrupted(store)
             except Terminated as e:
                 # The pool is gone and every finished chunk committed: say what the store
                 # holds.
@@ -474,12 +479,7 @@ def cmd_reproduce(args: argparse.Namespace, out: Console, err: Console) -> int:
                 progress=prog,
             )
         except KeyboardInterrupt:
-            print(
-                f"interrupted (Ctrl-C): the runs finished so far are kept in {store.path}; "
-                "run the same command again to resume",
-                file=sys.stderr,
-            )
-            return EXIT_INTERRUPTED
+            return _interrupted(store)
         except (sqlite3.Error, OSError) as e:
             raise _stopped(store, e) from None
     res = rep.result
@@ -506,12 +506,7 @@ def _cmd_tour(
         try:
             res = run_tour(dest, store, jobs=args.jobs, cluster=cluster, progress=prog)
         except KeyboardInterrupt:
-            print(
-                f"interrupted (Ctrl-C): the runs finished so far are kept in {store.path}; "
-                "run the same command again to resume",
-                file=sys.stderr,
-            )
-            return EXIT_INTERRUPTED
+            return _interrupted(store)
         except (sqlite3.Error, OSError) as e:
             raise _stopped(store, e) from None
     for stop, rep in zip(res.tour.stops, res.stops, strict=True):
