@@ -13,15 +13,19 @@ REPO = Path(__file__).resolve().parent.parent
 PRESET = REPO / "scenarios" / "wired-384k.toml"
 
 
-def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m radiotcp ARGS`` in a subprocess, as a user would."""
+def run_cli(*args: str, timeout: float = 120, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m radiotcp ARGS`` in a subprocess, as a user would, from ``cwd`` (this
+    checkout's package first on the path, so any folder works)."""
     env = dict(os.environ, COLUMNS="200", NO_COLOR="1")
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO / "python"), *filter(None, [env.get("PYTHONPATH")])]
+    )
     return subprocess.run(
         [sys.executable, "-m", "radiotcp", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
-        cwd=REPO,
+        cwd=cwd,
         env=env,
         check=False,
     )

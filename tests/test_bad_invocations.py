@@ -28,19 +28,7 @@ RECIPE = REPO / "recipes" / "wired-buffer.toml"
 
 
 def _cli(args: list[str], cwd: Path, timeout: float = 30) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, COLUMNS="200", NO_COLOR="1")
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(REPO / "python"), *filter(None, [env.get("PYTHONPATH")])]
-    )
-    return subprocess.run(
-        [sys.executable, "-m", "radiotcp", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=cwd,
-        env=env,
-        check=False,
-    )
+    return run_cli(*args, timeout=timeout, cwd=cwd)
 
 
 @pytest.fixture
