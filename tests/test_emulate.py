@@ -237,13 +237,33 @@ def test_a_namespace_left_by_a_killed_emulation_is_removed_by_the_next_one():
 
 
 EMULATE_SLEEPERS = ["--server", "sleep 1000", "--", "sleep", "999"]
+# Each command starts a grandchild, which the kernel's death signal does not reach.
+EMULATE_SLEEPER_TREES = [
+    "--server",
+    "sh -c 'sleep 1001 & sleep 1000'",
+    "--",
+    "sh",
+    "-c",
+    "sleep 998 & sleep 999",
+]
 
 
-def _start_sleeping_emulation() -> tuple[subprocess.Popen, set[int]]:
+def _descendants(pid: int) -> set[int]:
+    out, todo = set(), [pid]
+    while todo:
+        kids = _children(todo.pop())
+        out |= kids
+        todo.extend(kids)
+    return out
+
+
+def _start_sleeping_emulation(
+    args: list[str] = EMULATE_SLEEPERS, sleepers: int = 2
+) -> tuple[subprocess.Popen, set[int]]:
     """`radiotcp emulate` with a server and a UE command that only sleep, in a subprocess;
-    returned once both commands run, with their process ids."""
+    returned once ``sleepers`` sleep processes run under it, with their process ids."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "radiotcp", "emulate", str(UMTS), *EMULATE_SLEEPERS],
+        [sys.executable, "-m", "radiotcp", "emulate", str(UMTS), *args],
         cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -251,32 +271,48 @@ def _start_sleeping_emulation() -> tuple[subprocess.Popen, set[int]]:
     )
     children: set[int] = set()
     deadline = time.time() + 30
-    while time.time() < deadline and proc.poll() is None and len(children) < 2:
+    while time.time() < deadline and proc.poll() is None and len(children) < sleepers:
         time.sleep(0.05)
-        children = {
-            c
-            for c in _children(proc.pid)
-            if _running(c) and Path(f"/proc/{c}/comm").read_text().strip() == "sleep"
-        }
-    if len(children) < 2:
+        children = set()
+        for c in _descendants(proc.pid):
+            with contextlib.suppress(OSError):
+                if _running(c) and Path(f"/proc/{c}/comm").read_text().strip() == "sleep":
+                    children.add(c)
+    if len(children) < sleepers:
         proc.kill()
         pytest.fail(f"the commands did not start: {proc.communicate()[1]}")
     return proc, children
 
 
-@needs_emulation
-def test_kill_9_on_emulate_takes_its_commands_with_it():
-    proc, children = _start_sleeping_emulation()
+def _kill_9_and_check(args: list[str], sleepers: int) -> None:
+    proc, children = _start_sleeping_emulation(args, sleepers)
     try:
         proc.kill()
         proc.communicate(timeout=10)
         _assert_gone(children)
+        # The keeper (radiotcp._watchdog) deleted the namespace too.
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True)
+            if f"radiotcp-{proc.pid}-" not in names.stdout:
+                break
+            time.sleep(0.05)
+        assert f"radiotcp-{proc.pid}-" not in names.stdout
     finally:
         for c in children:
             with contextlib.suppress(OSError):
                 os.kill(c, signal.SIGKILL)
-        # Its namespace is left (nothing of it could run); the next emulation would remove it.
         subprocess.run(["ip", "netns", "del", f"radiotcp-{proc.pid}-1"], capture_output=True)
+
+
+@needs_emulation
+def test_kill_9_on_emulate_takes_its_commands_with_it():
+    _kill_9_and_check(EMULATE_SLEEPERS, 2)
+
+
+@needs_emulation
+def test_kill_9_on_emulate_takes_what_its_commands_started_with_it():
+    _kill_9_and_check(EMULATE_SLEEPER_TREES, 4)
 
 
 @needs_emulation

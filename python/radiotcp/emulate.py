@@ -33,6 +33,7 @@ from typing import Any
 
 from . import _core
 from ._lifetime import die_with_parent_preexec, termination_raises
+from ._watchdog import Watchdog, kill_namespace_processes
 from .config import ScenarioConfig, to_core_json
 
 __all__ = [
@@ -246,6 +247,9 @@ def emulate(
     )
     started = False
     ns_made = False
+    # Kills what the commands start, and the namespace, if this process is killed outright
+    # (the kernel's death signal reaches only the commands themselves).
+    watchdog = Watchdog()
     server_proc: subprocess.Popen[Any] | None = None
     t0 = time.monotonic()
     client: subprocess.Popen[Any] | None = None
@@ -258,6 +262,7 @@ def emulate(
             _ip("link", "set", server_tun, "up")
             _ip("netns", "add", ns)
             ns_made = True
+            watchdog.guard_namespace(ns)
             _ip("link", "set", ue_tun, "netns", ns)
             _disable_ipv6(ue_tun, ns)
             _ip("-n", ns, "addr", "add", f"{ue}/32", "peer", f"{server}/32", "dev", ue_tun)
@@ -279,6 +284,7 @@ def emulate(
                     process_group=0,
                     preexec_fn=die_with_parent_preexec(),
                 )
+                watchdog.guard_group(server_proc.pid)
                 time.sleep(server_wait_s)
             timeout = (
                 None if max_seconds is None else max(0.0, max_seconds - (time.monotonic() - t0))
@@ -343,7 +349,10 @@ def emulate(
                     emu.stop()
             del emu  # closes the TUN devices: the server side's address goes with them
             if ns_made:
+                # What the UE's command left running (a daemon it forked).
+                kill_namespace_processes(ns)
                 subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+            watchdog.release()
 
 
 def _signal_group(proc: subprocess.Popen[Any], sig: int) -> None:
