@@ -15,7 +15,7 @@ use radiotcp_core::emulate::realtime::{RealTime, RealTimeReport};
 #[cfg(target_os = "linux")]
 use radiotcp_core::emulate::{tun::Tun, Emulator};
 
-use crate::{config_error, topy};
+use crate::config_error;
 
 #[cfg(not(target_os = "linux"))]
 struct RealTimeReport;
@@ -169,7 +169,7 @@ impl Drop for Emulation {
 #[cfg(target_os = "linux")]
 fn report_to_py(py: Python<'_>, mut report: RealTimeReport) -> PyResult<Bound<'_, PyDict>> {
     // `RunResult::traces` is not serialised: the traces go out as numpy arrays.
-    let out = topy::to_py(py, &report)?.cast_into::<PyDict>()?;
+    let out = serde_pyobject::to_pyobject(py, &report)?.cast_into::<PyDict>()?;
     crate::add_metrics_and_traces(py, &out, &mut report.emulation.model)?;
     Ok(out)
 }

@@ -4,7 +4,6 @@
 //! package `radiotcp`; this module only turns a resolved JSON configuration into a run result.
 
 mod emulation;
-mod topy;
 
 use std::time::{Duration, Instant};
 
@@ -199,7 +198,7 @@ fn simulate<'py>(
         pcap,
     };
     let (mut result, wall) = run_core(py, config_json, seed, run_index, traces, budget, false)?;
-    let out = topy::to_py(py, &result)?.cast_into::<PyDict>()?;
+    let out = serde_pyobject::to_pyobject(py, &result)?.cast_into::<PyDict>()?;
     add_metrics_and_traces(py, &out, &mut result)?;
     out.set_item("wall_time_s", wall)?;
     Ok(out)
