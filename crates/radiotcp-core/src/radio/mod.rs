@@ -4,8 +4,30 @@
 
 pub mod channel;
 pub mod lte;
+pub mod nr;
 pub mod rlc_am;
 pub mod rlp;
+
+/// A modulation of the LTE and NR shared channels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Modulation {
+    Qpsk,
+    Qam16,
+    Qam64,
+    Qam256,
+}
+
+impl Modulation {
+    /// Modulation order Q_m, bits per symbol.
+    pub fn order(self) -> u32 {
+        match self {
+            Modulation::Qpsk => 2,
+            Modulation::Qam16 => 4,
+            Modulation::Qam64 => 6,
+            Modulation::Qam256 => 8,
+        }
+    }
+}
 
 /// What the MAC grants an ARQ entity for one transmission time interval: the interface
 /// between a scheduler and RLC / RLP. A dedicated channel grants a fixed number of

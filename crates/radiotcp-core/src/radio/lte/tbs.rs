@@ -13,6 +13,8 @@
 //! Ohta et al. Table I check (lte-cell.md §3) agree with the result too.
 
 use crate::error::ParamError;
+/// The modulations of the LTE tables (no 256QAM: its I_TBS 26A..33 are not modelled).
+pub use crate::radio::Modulation;
 
 /// Largest I_TBS of Table 7.1.7.2.1-1 (the 64QAM table; 256QAM's 26A..33 are not modelled).
 pub const MAX_I_TBS: u8 = 26;
@@ -35,24 +37,6 @@ pub enum Channel {
     Pdsch,
     /// Uplink, 36.213 Table 8.6.1-1.
     Pusch,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Modulation {
-    Qpsk,
-    Qam16,
-    Qam64,
-}
-
-impl Modulation {
-    /// Modulation order Q_m, bits per symbol.
-    pub fn order(self) -> u32 {
-        match self {
-            Modulation::Qpsk => 2,
-            Modulation::Qam16 => 4,
-            Modulation::Qam64 => 6,
-        }
-    }
 }
 
 /// One row of an MCS table.
