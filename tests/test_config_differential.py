@@ -3,8 +3,7 @@ the Rust core (crates/radiotcp-core/src/config/mod.rs) must agree.
 
 - Every section type has the same defaults on both sides (``_core.default_section_json``).
 - For random override sets on the presets (1 to 3 key paths, values from a set of edge cases),
-  pydantic accepts a document exactly when the core's own check (``_core.check_config``) does,
-  except for the cases listed in KNOWN, where the core is laxer than pydantic.
+  pydantic accepts a document exactly when the core's own check (``_core.check_config``) does.
 """
 
 from __future__ import annotations
@@ -232,74 +231,6 @@ def verdicts(doc: dict[str, Any]) -> tuple[list[str] | None, str | None]:
     return py, rust
 
 
-def _num(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool)
-
-
-def known(doc: dict[str, Any], py: list[str] | None, rust: str | None) -> set[str] | None:
-    """The names of the known disagreements this document shows, or None when pydantic has a
-    problem with it that is not one of them (or the verdicts are not pydantic-rejects,
-    core-accepts: the core is never stricter, and that is not allowed either)."""
-    if py is None or rust is not None:
-        return None
-    names = {_known_problem(doc, p) for p in py}
-    return None if None in names else names  # type: ignore[return-value]
-
-
-# The core accepts what pydantic rejects in these cases (pydantic is the stricter one; the
-# core's validation is not changed from here). Each is a check the core skips, or serde
-# reading more than pydantic does.
-KNOWN = {
-    "link-name": "links.N.name: the core accepts any string, even empty",
-    "bs-ack-disabled": "bs_ack.g, dup_ack_thresh, pace_factor, initial_srtt_ms, "
-    "max_ack_wait_ms, reply_reset_after_ms: checked by the core only when bs_ack.enabled",
-    "channel-unused": "access.downlink/uplink (umts), access.forward/reverse (rlp): the core does "
-    "not check fer when model = none, nor fd_t when model = none or iid",
-    "delay-unused": "links.N.variable_delay: the core checks mean_ms only for constant, "
-    "uniform and normal, half_width_ms only for uniform, std_ms and floor_ms only for normal, "
-    "levels only for markov, trace only for trace",
-    "table-as-array": "the core (serde) also reads a table written as the array of its values "
-    "in order, e.g. levels = [[190.0, 1000.0]]",
-}
-
-DELAY_USES = {
-    "mean_ms": ("constant", "uniform", "normal"),
-    "half_width_ms": ("uniform",),
-    "std_ms": ("normal",),
-    "floor_ms": ("normal",),
-    "levels": ("markov",),
-    "trace": ("trace",),
-}
-
-
-def _known_problem(doc: dict[str, Any], py: str) -> str | None:
-    """The KNOWN entry that explains this pydantic problem (the core accepting), or None."""
-    key = py.split(" = ", 1)[0]
-    parts = key.split(".")
-    if parts[0] == "links" and parts[-1] == "name" and "expected a non-empty name" in py:
-        return "link-name"
-    if py.endswith("expected a table") and isinstance(_get(doc, key), list):
-        return "table-as-array"
-    if parts[0] == "bs_ack" and len(parts) == 2 and not doc["bs_ack"].get("enabled"):
-        return "bs-ack-disabled"
-    for i, part in enumerate(parts[:-1]):
-        section = _get(doc, ".".join(parts[: i + 1]))
-        if not isinstance(section, dict):
-            continue
-        field = parts[i + 1]
-        if part in ("downlink", "uplink", "forward", "reverse"):
-            model = section.get("model")
-            if (model == "none" and field in ("fer", "fd_t")) or (
-                model == "iid" and field == "fd_t"
-            ):
-                return "channel-unused"
-        if part == "variable_delay" and section.get("process") not in DELAY_USES.get(
-            field, (None,)
-        ):
-            return "delay-unused"
-    return None
-
-
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(data=st.data())
 def test_pydantic_and_core_agree_on_validity(data):
@@ -314,41 +245,29 @@ def test_pydantic_and_core_agree_on_validity(data):
     if doc is None:
         return
     py, rust = verdicts(doc)
-    if (py is None) == (rust is None):
-        return
-    assert known(doc, py, rust), f"pydantic: {py or 'accepts'}; core: {rust or 'accepts'}"
+    assert (py is None) == (rust is None), f"pydantic: {py or 'accepts'}; core: {rust or 'accepts'}"
 
 
 @pytest.mark.parametrize(
-    ("overrides", "name"),
+    "overrides",
     [
-        ({"links.0.name": ""}, "link-name"),
-        ({"bs_ack.g": 0}, "bs-ack-disabled"),
-        (
-            {"access.kind": "umts", "access.downlink.model": "none", "access.downlink.fer": 2},
-            "channel-unused",
-        ),
-        (
-            {"access.kind": "rlp", "access.forward.model": "iid", "access.forward.fd_t": 0},
-            "channel-unused",
-        ),
-        ({"links.1.variable_delay": {}, "links.1.variable_delay.std_ms": -1}, "delay-unused"),
-        (
-            {
-                "links.1.variable_delay": {"process": "markov"},
-                "links.1.variable_delay.levels": [[190.0, 1000.0]],
-            },
-            "table-as-array",
-        ),
+        {"links.0.name": ""},
+        {"bs_ack.g": 0},
+        {"access.kind": "umts", "access.downlink.model": "none", "access.downlink.fer": 2},
+        {"access.kind": "rlp", "access.forward.model": "iid", "access.forward.fd_t": 0},
+        {"links.1.variable_delay": {}, "links.1.variable_delay.std_ms": -1},
+        {
+            "links.1.variable_delay": {"process": "markov"},
+            "links.1.variable_delay.levels": [[190.0, 1000.0]],
+        },
     ],
 )
-def test_known_disagreements_are_still_there(overrides, name):
-    """Each KNOWN case once, by name: when the core starts checking it, this fails and the
-    case can leave the list."""
-    doc = apply_overrides(PRESETS["wired-384k"], overrides)
-    py, rust = verdicts(doc)
-    names = known(doc, py, rust)
-    assert names == {name}, (py, rust)
+def test_the_core_rejects_what_it_once_let_through(overrides):
+    """The cases the core used to accept and pydantic reject (an unused channel or delay value,
+    a disabled controller's settings, an empty link name, a table written as an array): the
+    core checks them now, so both layers reject them."""
+    py, rust = verdicts(apply_overrides(PRESETS["wired-384k"], overrides))
+    assert py is not None and rust is not None
 
 
 @pytest.mark.parametrize(

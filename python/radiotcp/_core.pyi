@@ -11,10 +11,13 @@ __all__ = [
     "_panic_for_test",
     "ack_t_id_ms",
     "check_config",
+    "config_schema",
     "default_config_json",
     "default_section_json",
     "estimate_cost",
+    "fill_config_defaults",
     "lte_mcs_sinr_db",
+    "resolve_config",
     "simulate",
     "simulate_metrics",
     "source_hash",
@@ -84,7 +87,22 @@ def default_section_json(name: str) -> str:
 
 def check_config(config_json: str) -> None:
     """Parse and validate a resolved configuration (JSON) as :func:`simulate` does, without
-    running it. Raises ``radiotcp.ConfigError`` naming the first problem."""
+    running it. Raises ``radiotcp.ConfigError`` naming every problem."""
+
+def config_schema() -> str:
+    """The JSON Schema of a scenario document: every key with its type, default, allowed
+    values and help text, as the Rust configuration types declare them."""
+
+def resolve_config(config_json: str) -> str:
+    """Resolve a partial scenario document (JSON): the fully resolved document
+    :func:`simulate` reads, every key left out at its default (a TCP profile's for the ``tcp``
+    keys). Raises ``radiotcp.ConfigError`` listing every problem of the document (unknown keys
+    with the closest known one, wrong types, choices, bounds and cross-checks)."""
+
+def fill_config_defaults(config_json: str) -> str:
+    """A partial scenario document (JSON) with every key it leaves out at its default and
+    nothing checked: unknown keys and wrong values are kept as written. ``ValueError`` for text
+    that is not JSON."""
 
 def version() -> str:
     """Version of the Rust core crate."""

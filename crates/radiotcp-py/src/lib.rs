@@ -27,9 +27,29 @@ use radiotcp_core::{
 
 /// Build a `radiotcp.ConfigError` (defined in Python, a `ValueError` subclass) from the core's.
 pub(crate) fn config_error(py: Python<'_>, e: &ConfigError) -> PyErr {
+    config_errors(py, std::slice::from_ref(e))
+}
+
+/// The scenario a JSON document describes (keys left out at their defaults), or
+/// `radiotcp.ConfigError` naming every problem of the document.
+fn parse_config(py: Python<'_>, config_json: &str) -> PyResult<ScenarioConfig> {
+    ScenarioConfig::from_partial_json(config_json).map_err(|p| config_errors(py, &p))
+}
+
+/// One `radiotcp.ConfigError` carrying every problem (one line each).
+fn config_errors(py: Python<'_>, problems: &[ConfigError]) -> PyErr {
     let make = || -> PyResult<PyErr> {
         let cls = py.import("radiotcp.errors")?.getattr("ConfigError")?;
-        let inst = cls.call1((e.key.as_str(), e.value.as_str(), e.allowed.as_str()))?;
+        let mut each = Vec::with_capacity(problems.len());
+        for e in problems {
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("unknown_key", e.unknown_key)?;
+            each.push(cls.call(
+                (e.key.as_str(), e.value.as_str(), e.allowed.as_str()),
+                Some(&kwargs),
+            )?);
+        }
+        let inst = cls.call_method1("from_problems", (each,))?;
         Ok(PyErr::from_value(inst))
     };
     make().unwrap_or_else(|err| err)
@@ -68,7 +88,7 @@ fn run_core(
     budget: Budget,
     inject_panic: bool,
 ) -> PyResult<(RunResult, f64)> {
-    let cfg = ScenarioConfig::from_json(config_json).map_err(|e| config_error(py, &e))?;
+    let cfg = parse_config(py, config_json)?;
     let Budget {
         max_events,
         max_wall_s,
@@ -271,7 +291,7 @@ fn lte_mcs_sinr_db(mcs: u8) -> PyResult<f64> {
 /// uses, for plotting it (the papers' Figs. 5 and 9). All zeros when the mode is `none`.
 #[pyfunction]
 fn ack_t_id_ms(py: Python<'_>, config_json: &str, bo: Vec<f64>) -> PyResult<Vec<f64>> {
-    let cfg = ScenarioConfig::from_json(config_json).map_err(|e| config_error(py, &e))?;
+    let cfg = parse_config(py, config_json)?;
     cfg.validate().map_err(|e| config_error(py, &e))?;
     let Some(radio) = cfg.access.umts() else {
         return Err(config_error(
@@ -280,6 +300,7 @@ fn ack_t_id_ms(py: Python<'_>, config_json: &str, bo: Vec<f64>) -> PyResult<Vec<
                 key: "access.kind".into(),
                 value: format!("{:?}", cfg.access.kind()),
                 allowed: "\"umts\" (ACK control lives at the RNC)".into(),
+                unknown_key: false,
             },
         ));
     };
@@ -302,7 +323,7 @@ fn ack_t_id_ms(py: Python<'_>, config_json: &str, bo: Vec<f64>) -> PyResult<Vec<
 /// front end's cost estimate, which asks each access kind for its own terms.
 #[pyfunction]
 fn estimate_cost(py: Python<'_>, config_json: &str) -> PyResult<(f64, f64)> {
-    let cfg = ScenarioConfig::from_json(config_json).map_err(|e| config_error(py, &e))?;
+    let cfg = parse_config(py, config_json)?;
     let c = cfg.estimate_cost();
     Ok((c.events, c.wall_s))
 }
@@ -406,12 +427,40 @@ fn default_section_json(name: &str) -> PyResult<String> {
 }
 
 /// Parse and validate a resolved JSON configuration exactly as `simulate` does, without
-/// running it: returns None, or raises `radiotcp.ConfigError` naming the first problem.
+/// running it (keys left out take their defaults): returns None, or raises
+/// `radiotcp.ConfigError` naming every problem.
 #[pyfunction]
 fn check_config(py: Python<'_>, config_json: &str) -> PyResult<()> {
-    ScenarioConfig::from_json(config_json)
+    ScenarioConfig::from_partial_json(config_json)
         .map(|_| ())
-        .map_err(|e| config_error(py, &e))
+        .map_err(|p| config_errors(py, &p))
+}
+
+/// The JSON Schema of a scenario document (`config::resolve::config_schema`): every key with
+/// its type, default, allowed values and help text.
+#[pyfunction]
+fn config_schema() -> PyResult<String> {
+    to_json(&radiotcp_core::config::resolve::config_schema())
+}
+
+/// Resolve a partial scenario document (JSON): the fully resolved document `simulate` reads,
+/// every key left out at its default (a TCP profile's for the `tcp` keys), or
+/// `radiotcp.ConfigError` listing every problem of the document.
+#[pyfunction]
+fn resolve_config(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    match ScenarioConfig::from_partial_json(config_json) {
+        Ok(cfg) => to_json(&cfg),
+        Err(problems) => Err(config_errors(py, &problems)),
+    }
+}
+
+/// A partial scenario document (JSON) with every key it leaves out at its default and nothing
+/// checked: unknown keys and wrong values are kept as written.
+#[pyfunction]
+fn fill_config_defaults(config_json: &str) -> PyResult<String> {
+    let doc: serde_json::Value =
+        serde_json::from_str(config_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    to_json(&radiotcp_core::config::resolve::fill_defaults(&doc))
 }
 
 /// Version of the core crate.
@@ -451,6 +500,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(default_config_json, m)?)?;
     m.add_function(wrap_pyfunction!(default_section_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_config, m)?)?;
+    m.add_function(wrap_pyfunction!(config_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
+    m.add_function(wrap_pyfunction!(fill_config_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(ack_t_id_ms, m)?)?;
     m.add_function(wrap_pyfunction!(lte_mcs_sinr_db, m)?)?;
     m.add_function(wrap_pyfunction!(source_hash, m)?)?;
