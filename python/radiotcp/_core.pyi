@@ -13,7 +13,6 @@ __all__ = [
     "check_config",
     "config_schema",
     "default_config_json",
-    "default_section_json",
     "estimate_cost",
     "fill_config_defaults",
     "lte_mcs_sinr_db",
@@ -78,12 +77,6 @@ def estimate_cost(config_json: str) -> tuple[float, float]:
 
 def default_config_json() -> str:
     """JSON of the core's default configuration (the wired-384k preset with one flow)."""
-
-def default_section_json(name: str) -> str:
-    """JSON of the Rust ``Default`` of one configuration section type, by name ("scenario",
-    "simulation", "tcp", "tcp.profile.NAME", "flows", "link", "queue", "wired", "umts",
-    "rlp", "lte", ...; the list is in crates/radiotcp-py/src/lib.rs). Raises ``ValueError``
-    for another name."""
 
 def check_config(config_json: str) -> None:
     """Parse and validate a resolved configuration (JSON) as :func:`simulate` does, without

@@ -13,12 +13,6 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueEr
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use radiotcp_core::ack::AckRateControl;
-use radiotcp_core::config::{
-    AccessConfig, AckControlConfig, BsAckConfig, CodelConfig, DelayLevelConfig, FlowsConfig,
-    LinkConfig, LteConfig, PieConfig, QueueConfig, RedConfig, RlpConfig, SbdConfig,
-    SimulationConfig, SpikeConfig, TcpConfig, TcpProfile, UmtsConfig, VariableDelayConfig,
-    WiredAccessConfig,
-};
 use radiotcp_core::engine::to_secs;
 use radiotcp_core::probe::capture::{CapturePoint, CaptureSpec};
 use radiotcp_core::{
@@ -337,95 +331,6 @@ fn to_json<T: serde::Serialize>(value: &T) -> PyResult<String> {
     serde_json::to_string(value).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
-/// Names accepted by `default_section_json`, in the order they are listed to the user.
-const SECTIONS: &[&str] = &[
-    "scenario",
-    "simulation",
-    "tcp",
-    "flows",
-    "link",
-    "queue",
-    "variable_delay",
-    "delay_level",
-    "spike",
-    "wired",
-    "umts",
-    "channel",
-    "rlc",
-    "buffer",
-    "red",
-    "sbd",
-    "codel",
-    "pie",
-    "ack_control",
-    "rlp",
-    "bs_ack",
-    "lte",
-    "lte_cell",
-    "lte_fading",
-    "lte_harq",
-    "lte_uplink",
-    "lte_pdcch",
-    "lte_rlc",
-    "lte_buffer",
-    "ack_filter",
-];
-
-/// JSON of the Rust `Default` of one configuration section type, by name: the values a
-/// section written as `{}` (or a list element written as `{}`) takes. "channel" is the
-/// generic block-error channel (the UMTS downlink's default; the RLP forward channel has its
-/// own, inside "rlp"); "rlc" and "buffer" are those of the default UMTS access.
-#[pyfunction]
-fn default_section_json(name: &str) -> PyResult<String> {
-    let radio = UmtsConfig::default();
-    let lte = LteConfig::default();
-    match name {
-        "scenario" => to_json(&ScenarioConfig::default()),
-        "simulation" => to_json(&SimulationConfig::default()),
-        "tcp" => to_json(&TcpConfig::default()),
-        n if n.starts_with("tcp.profile.") => {
-            let name = &n["tcp.profile.".len()..];
-            match TcpProfile::ALL.into_iter().find(|p| p.name() == name) {
-                Some(p) => to_json(&TcpConfig::profile_defaults(p)),
-                None => Err(PyValueError::new_err(format!(
-                    "unknown TCP profile {name:?}"
-                ))),
-            }
-        }
-        "flows" => to_json(&FlowsConfig::default()),
-        "link" => to_json(&LinkConfig::default()),
-        "queue" => to_json(&QueueConfig::default()),
-        "variable_delay" => to_json(&VariableDelayConfig::default()),
-        "delay_level" => to_json(&DelayLevelConfig::default()),
-        "spike" => to_json(&SpikeConfig::default()),
-        "wired" => to_json(&AccessConfig::Wired(WiredAccessConfig {})),
-        "umts" => to_json(&AccessConfig::Umts(radio.clone())),
-        "channel" => to_json(&radio.downlink),
-        "rlc" => to_json(&radio.rlc),
-        "buffer" => to_json(&radio.buffer),
-        "red" => to_json(&RedConfig::default()),
-        "sbd" => to_json(&SbdConfig::default()),
-        "codel" => to_json(&CodelConfig::default()),
-        "pie" => to_json(&PieConfig::default()),
-        "ack_control" => to_json(&AckControlConfig::default()),
-        "rlp" => to_json(&AccessConfig::Rlp(RlpConfig::default())),
-        "bs_ack" => to_json(&BsAckConfig::default()),
-        "lte" => to_json(&AccessConfig::Lte(lte.clone())),
-        "lte_cell" => to_json(&lte.cell),
-        "lte_fading" => to_json(&lte.fading),
-        "lte_harq" => to_json(&lte.harq),
-        "lte_uplink" => to_json(&lte.uplink),
-        "lte_pdcch" => to_json(&lte.pdcch),
-        "lte_rlc" => to_json(&lte.rlc),
-        "lte_buffer" => to_json(&lte.buffer),
-        "ack_filter" => to_json(&lte.ack_filter),
-        _ => Err(PyValueError::new_err(format!(
-            "unknown section {name:?}; known: {}",
-            SECTIONS.join(", ")
-        ))),
-    }
-}
-
 /// Parse and validate a resolved JSON configuration exactly as `simulate` does, without
 /// running it (keys left out take their defaults): returns None, or raises
 /// `radiotcp.ConfigError` naming every problem.
@@ -498,7 +403,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_cost, m)?)?;
     m.add_function(wrap_pyfunction!(default_config_json, m)?)?;
-    m.add_function(wrap_pyfunction!(default_section_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_config, m)?)?;
     m.add_function(wrap_pyfunction!(config_schema, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
