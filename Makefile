@@ -4,6 +4,8 @@
 #   make demo   - the tour: a headline figure of each of the five systems into results/demo/tour/
 #   make bench  - benchmarks (bench/run_bench.py)
 #   make bench-compare [BASE=ref] - this checkout's speed against a baseline commit
+#   make schema - regenerate the typed scenario classes (python/radiotcp/_schema.py) and the
+#                 docs key table from the core's configuration schema
 #   make lint   - formatting and lint checks only
 #   make fmt    - apply cargo fmt and ruff format
 #   make clean  - remove build outputs (the extension, cargo target, caches)
@@ -21,7 +23,7 @@ BENCH_PY := $(wildcard bench)
 
 export PYO3_PYTHON := $(abspath $(PY))
 
-.PHONY: all test demo bench bench-compare doc-tables reproduce-check emulate-compare lint fmt clean distclean build venv
+.PHONY: all test schema demo bench bench-compare doc-tables reproduce-check emulate-compare lint fmt clean distclean build venv
 
 all: build
 
@@ -49,7 +51,15 @@ lint: $(DEPS_STAMP)
 	$(BIN)/ruff check python tests $(BENCH_PY)
 	$(BIN)/ruff format --check python tests
 
+# The Rust configuration types are the one declaration of every key: the typed Python classes
+# and the docs key table are generated from their schema (_core.config_schema()).
+schema: build
+	$(PY) -m radiotcp.schemagen
+	$(PY) -m radiotcp.docsgen
+
 test: build lint
+	$(PY) -m radiotcp.schemagen --check
+	$(PY) -m radiotcp.docsgen --check
 	cargo test --release -p radiotcp-core
 	$(BIN)/pytest -q tests
 

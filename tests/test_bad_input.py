@@ -19,10 +19,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from radiotcp import SimulationError, _core
-from radiotcp.config import ConfigError, decode_toml_bytes, load, to_core_json
+from radiotcp.config import (
+    ConfigError,
+    config_schema,
+    decode_toml_bytes,
+    deref,
+    load,
+    nullable,
+    to_core_json,
+    variants_of,
+)
 
 from .conftest import PRESET, REPO, run_cli
-from .test_config_differential import LEAVES
 
 CORPUS = REPO / "tests" / "corpus" / "bad"
 # Files of the corpus that are valid scenarios (the rest must be refused).
@@ -127,8 +135,30 @@ def test_an_unknown_recipe_draws_no_progress_bar(tmp_path):
 
 # --- hypothesis: arbitrary --set strings ------------------------------------------------------
 
+
+def _key_paths(table, prefix: str = "") -> list[str]:
+    """Every key path of the scenario schema (every kind's keys; links 0 and 1, the first
+    element of other lists of tables)."""
+    out = []
+    for name, prop in table.get("properties", {}).items():
+        path = f"{prefix}{name}"
+        out.append(path)
+        t = deref(nullable(prop)[1])
+        choices = variants_of(t)
+        if choices:
+            for variant in choices.values():
+                out += [p for p in _key_paths(variant, f"{path}.") if p not in out]
+        elif "properties" in t:
+            out += _key_paths(t, f"{path}.")
+        elif t.get("type") == "array" and "properties" in deref(t.get("items", {})):
+            item = deref(t["items"])
+            for i in (0, 1) if name == "links" else (0,):
+                out += _key_paths(item, f"{path}.{i}.")
+    return out
+
+
 KEYS = st.one_of(
-    st.sampled_from([leaf[0] for leaf in LEAVES]),
+    st.sampled_from(_key_paths(config_schema())),
     st.text(alphabet="abcdefghijklmnopqrstuvwxyz_.0123456789-", min_size=1, max_size=30),
 )
 VALUE_TEXT = st.one_of(
@@ -150,8 +180,8 @@ def test_any_set_string_loads_or_gives_a_config_error(sets):
     except ConfigError as e:
         assert all(p.key and p.allowed for p in e.problems)
         return
-    # Accepted by pydantic: the core accepts it too (validation is the same on both sides),
-    # and runs it to a normal result within a small budget.
+    # Accepted: the core's check of a resolved document accepts it too, and runs it to a
+    # normal result within a small budget.
     doc = to_core_json(cfg)
     _core.check_config(doc)
     out = _core.simulate(doc, 1, 0, max_events=5_000)

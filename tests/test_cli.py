@@ -10,7 +10,7 @@ import pytest
 
 from radiotcp import cli
 from radiotcp.cli import single
-from radiotcp.config import ScenarioConfig, load, to_dict
+from radiotcp.config import load, to_dict
 
 from .conftest import PRESET, REPO, run_cli
 
@@ -236,9 +236,7 @@ def test_results_payload_cleans_nan():
     doc = single.results_payload(res, "x.toml")
     json.dumps(doc, allow_nan=False)
     assert doc["metrics"]["goodput_kbps"]["ci90_half_width"] is None
-    assert doc["config"] == to_dict(
-        ScenarioConfig.model_validate({"simulation": {"duration_s": 5.0}})
-    )
+    assert doc["config"] == to_dict(load({"simulation": {"duration_s": 5.0}}))
 
 
 def test_unwritable_output_is_a_clean_error(tmp_path):

@@ -1,19 +1,16 @@
-"""The scenario-key table in docs/usage.md is generated from the models and stays in sync."""
+"""The scenario-key table in docs/usage.md is generated from the core's schema and stays in sync."""
 
 from __future__ import annotations
 
 import re
-import types
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any
 
 import pytest
-from pydantic import BaseModel
-from pydantic.fields import FieldInfo
 
 from radiotcp import docsgen
-from radiotcp.config import ChannelConfig, RlpConfig, ScenarioConfig
-from radiotcp.config import variants as variants_of
+from radiotcp.config import choices_of, config_schema, deref, nullable, variants_of
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "usage.md"
 REGENERATE = "run `python -m radiotcp.docsgen` to regenerate the table in docs/usage.md"
@@ -38,69 +35,61 @@ def _rows(table: str) -> list[list[str]]:
     return rows
 
 
-def _unwrap(ann: Any) -> Any:
-    """Strip ``| None`` and ``list[...]`` of a model down to the model (or the scalar)."""
-    if get_origin(ann) in (Union, types.UnionType):
-        rest = [a for a in get_args(ann) if a is not type(None)]
-        if len(rest) == 1:
-            ann = rest[0]
-    if get_origin(ann) is list and isinstance(get_args(ann)[0], type):
-        inner = get_args(ann)[0]
-        if issubclass(inner, BaseModel):
-            return inner
-    return ann
-
-
-def _is_model(ann: Any) -> bool:
-    return isinstance(ann, type) and issubclass(ann, BaseModel)
-
-
 def _scope(meaning: str) -> tuple[str | None, str]:
     """(kind, meaning without the kind prefix) of a row."""
     m = re.match(r'\[kind = "(\w+)"\] ', meaning)
     return (m.group(1), meaning[m.end() :]) if m else (None, meaning)
 
 
-def _resolve(key: str, kind: str | None = None) -> FieldInfo:
-    """The model field a dotted table key names (``<i>`` indexes a list of tables; a tagged
-    choice takes the model of ``kind``)."""
-    model: Any = ScenarioConfig
-    field: FieldInfo | None = None
+def _table(s: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The table schema behind a property (through ``$ref``, ``| None`` and lists)."""
+    t = deref(nullable(s)[1])
+    if t.get("type") in ("array", ["array", "null"]) and "properties" in deref(t.get("items", {})):
+        return deref(t["items"])
+    return t
+
+
+def _resolve(key: str, kind: str | None = None) -> Mapping[str, Any]:
+    """The schema of the key a dotted table key names (``<i>`` indexes a list of tables; a
+    tagged choice takes the table of ``kind``)."""
+    table: Mapping[str, Any] = config_schema()
+    prop: Mapping[str, Any] | None = None
     parts = key.split(".")
     i = 0
     while i < len(parts):
-        assert _is_model(model), f"{key}: {'.'.join(parts[:i])} is not a table"
+        props = table.get("properties")
+        assert props is not None, f"{key}: {'.'.join(parts[:i])} is not a table"
         name = parts[i]
-        assert name in model.model_fields, f"{key}: no field {name!r} in {model.__name__}"
-        field = model.model_fields[name]
-        inner = _unwrap(field.annotation)
+        assert name in props, f"{key}: no key {name!r} in the table"
+        prop = props[name]
+        inner = _table(prop)
         i += 1
-        if get_origin(field.annotation) is list and _is_model(inner) and i < len(parts):
+        if inner is not deref(nullable(prop)[1]) and i < len(parts):
             assert parts[i] == "<i>", f"{key}: a list of tables is addressed as <i>"
             i += 1
-        variants = variants_of(field.annotation)
-        if variants:
+        choices = variants_of(inner)
+        if choices:
             if parts[i:] == ["kind"]:
-                return field  # `access.kind` is the choice itself: its row is the field's
-            inner = variants[kind]
-        model = inner
-    assert field is not None
-    return field
+                return prop  # `access.kind` is the choice itself: its row is the field's
+            inner = choices[str(kind)]
+        table = inner
+    assert prop is not None
+    return prop
 
 
-def _leaf_keys(model: type[BaseModel], prefix: str = "", kind: str | None = None) -> set:
+def _leaf_keys(table: Mapping[str, Any], prefix: str = "", kind: str | None = None) -> set:
     """Every non-table key with the kind it belongs to, with ``<i>`` for list elements."""
     out = set()
-    for name, field in model.model_fields.items():
-        inner = _unwrap(field.annotation)
+    for name, prop in table.get("properties", {}).items():
         key = f"{prefix}{name}"
-        variants = variants_of(field.annotation)
-        if variants:
+        inner = _table(prop)
+        choices = variants_of(inner)
+        if choices:
             out.add((f"{key}.kind", kind))
-            for k, cls in variants.items():
-                out |= {x for x in _leaf_keys(cls, f"{key}.", k) if x[0] != f"{key}.kind"}
-        elif _is_model(inner):
-            if get_origin(field.annotation) is list:
+            for k, variant in choices.items():
+                out |= {x for x in _leaf_keys(variant, f"{key}.", k) if x[0] != f"{key}.kind"}
+        elif "properties" in inner:
+            if inner is not deref(nullable(prop)[1]):
                 key += ".<i>"
             out |= _leaf_keys(inner, f"{key}.", kind)
         else:
@@ -147,16 +136,16 @@ def test_check_mode_reports_a_stale_table_without_writing(
     assert docsgen.main(["--check", str(stale)]) == 0
 
 
-def test_every_row_names_a_model_field() -> None:
+def test_every_row_names_a_key_of_the_schema() -> None:
     for (key, kind), row in _keyed_rows().items():
-        field = _resolve(key, kind)
+        prop = _resolve(key, kind)
         if key != "links":
-            assert _scope(row[3])[1] == " ".join((field.description or "").split()), key
+            assert _scope(row[3])[1] == " ".join(str(prop.get("description", "")).split()), key
 
 
-def test_every_model_field_has_a_row() -> None:
+def test_every_key_of_the_schema_has_a_row() -> None:
     rows = _keyed_rows()
-    missing = [k for k in _leaf_keys(ScenarioConfig) if k not in rows]
+    missing = [k for k in _leaf_keys(config_schema()) if k not in rows]
     assert not missing, f"keys missing from the table: {missing}; {REGENERATE}"
     # Optional tables and the links list have a row of their own.
     for key in [("links", None), ("access.uplink", "umts"), ("access.reverse", "rlp")]:
@@ -166,22 +155,27 @@ def test_every_model_field_has_a_row() -> None:
     assert rows[("access.one_way_delay_ms", "rlp")][2] == "40.0"
 
 
-def test_literal_types_list_every_allowed_value() -> None:
+def test_choices_list_every_allowed_value() -> None:
     for (key, kind), row in _keyed_rows().items():
-        ann = _unwrap(_resolve(key, kind).annotation)
-        if get_origin(ann) is Literal:
-            for value in get_args(ann):
-                # Strings are shown as TOML strings, integers (T_SR in ms, MHz) bare.
-                shown = f'"{value}"' if isinstance(value, str) else str(value)
-                allowed = row[1].removesuffix(" or unset").split(" / ")
-                assert shown in allowed, f"{key}: {value!r} missing from {row[1]!r}"
+        t = deref(nullable(_resolve(key, kind))[1])
+        for value in choices_of(t):
+            if value is None:
+                continue
+            # Strings are shown as TOML strings, numbers (T_SR in ms, MHz) bare.
+            shown = f'"{value}"' if isinstance(value, str) else repr(value)
+            allowed = row[1].removesuffix(" or unset").split(" / ")
+            assert shown in allowed, f"{key}: {value!r} missing from {row[1]!r}"
+    assert _keyed_rows()[("access.bandwidth_mhz", "lte")][1] == "5 / 10 / 20"
 
 
-def test_defaults_are_those_of_the_parent_default_instance() -> None:
+def test_defaults_are_those_of_the_parent_default_table() -> None:
     rows = _keyed_rows()
-    # access.forward is built by a default_factory that differs from ChannelConfig's defaults.
-    assert RlpConfig().forward.fd_t != ChannelConfig().fd_t
-    assert rows[("access.forward.fd_t", "rlp")][2] == repr(RlpConfig().forward.fd_t)
+    # The RLP forward channel's default differs from a channel table given empty.
+    rlp = variants_of(deref(config_schema()["properties"]["access"]))["rlp"]
+    forward = rlp["properties"]["forward"]["default"]["fd_t"]
+    channel = config_schema()["$defs"]["ChannelConfig"]["properties"]["fd_t"]["default"]
+    assert forward != channel
+    assert rows[("access.forward.fd_t", "rlp")][2] == repr(forward)
     assert rows[("links", None)][2] == "wan + access (wired-384k)"
     assert rows[("access.kind", None)][1:3] == ['"wired" / "umts" / "rlp" / "lte"', '"wired"']
     assert rows[("access.uplink", "umts")][1:3] == ["table or unset", "unset"]

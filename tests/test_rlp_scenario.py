@@ -26,7 +26,7 @@ def test_preset_is_the_papers_setting():
     assert (r.slot_ms, r.frame_payload_bytes, r.frames_per_slot) == (20.0, 19, 1)
     assert r.nak_rounds == 2 and r.forward.model == "markov"
     # Every [rlp] key of the preset equals the model's default: the preset documents them.
-    assert r == radiotcp.config.RlpConfig()
+    assert r == load(None, ["access.kind=rlp"]).access
     assert load(IS707_16X).access.frames_per_slot == 16
 
 

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
 __version__ = _core.version()
 
-# Loaded on first use: the configuration models need pydantic, which `radiotcp --help` and
-# `import radiotcp` alone do not.
+# Loaded on first use: the configuration (its generated classes, TOML) is not needed by
+# `radiotcp --help` or `import radiotcp` alone.
 _FROM_CONFIG = ("ScenarioConfig", "load")
 
 

@@ -11,10 +11,12 @@ __all__ = [
     "_panic_for_test",
     "ack_t_id_ms",
     "check_config",
+    "config_schema",
     "default_config_json",
-    "default_section_json",
     "estimate_cost",
+    "fill_config_defaults",
     "lte_mcs_sinr_db",
+    "resolve_config",
     "simulate",
     "simulate_metrics",
     "source_hash",
@@ -76,15 +78,24 @@ def estimate_cost(config_json: str) -> tuple[float, float]:
 def default_config_json() -> str:
     """JSON of the core's default configuration (the wired-384k preset with one flow)."""
 
-def default_section_json(name: str) -> str:
-    """JSON of the Rust ``Default`` of one configuration section type, by name ("scenario",
-    "simulation", "tcp", "tcp.profile.NAME", "flows", "link", "queue", "wired", "umts",
-    "rlp", "lte", ...; the list is in crates/radiotcp-py/src/lib.rs). Raises ``ValueError``
-    for another name."""
-
 def check_config(config_json: str) -> None:
     """Parse and validate a resolved configuration (JSON) as :func:`simulate` does, without
-    running it. Raises ``radiotcp.ConfigError`` naming the first problem."""
+    running it. Raises ``radiotcp.ConfigError`` naming every problem."""
+
+def config_schema() -> str:
+    """The JSON Schema of a scenario document: every key with its type, default, allowed
+    values and help text, as the Rust configuration types declare them."""
+
+def resolve_config(config_json: str) -> str:
+    """Resolve a partial scenario document (JSON): the fully resolved document
+    :func:`simulate` reads, every key left out at its default (a TCP profile's for the ``tcp``
+    keys). Raises ``radiotcp.ConfigError`` listing every problem of the document (unknown keys
+    with the closest known one, wrong types, choices, bounds and cross-checks)."""
+
+def fill_config_defaults(config_json: str) -> str:
+    """A partial scenario document (JSON) with every key it leaves out at its default and
+    nothing checked: unknown keys and wrong values are kept as written. ``ValueError`` for text
+    that is not JSON."""
 
 def version() -> str:
     """Version of the Rust core crate."""

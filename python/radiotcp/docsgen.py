@@ -1,8 +1,9 @@
-"""Generate the scenario-key reference table of ``docs/usage.md`` from the pydantic models.
+"""Generate the scenario-key reference table of ``docs/usage.md`` from the core's schema.
 
 The table between the ``keys:begin`` / ``keys:end`` markers in ``docs/usage.md`` is the output
-of :func:`keys_table`: one row per key of :class:`radiotcp.config.ScenarioConfig`, in the order
-the fields are declared, with its type, default and the field's ``description``. A tagged choice
+of :func:`keys_table`: one row per key of the scenario schema (``radiotcp._core.config_schema()``,
+the Rust configuration types), in the order the fields are declared, with its type, default and
+the field's help text (its doc comment). A tagged choice
 (``access``) has a ``kind`` row, then the keys of each kind, their meaning starting with
 ``[kind = "umts"]`` (two kinds may share a key name with different defaults).
 
@@ -14,15 +15,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Any
 
-from pydantic import BaseModel
-from pydantic.fields import FieldInfo
-
-from .config import ScenarioConfig, variants
+from .config import choices_of, config_schema, deref, nullable, variants_of
+from .schemagen import sync
 
 __all__ = [
     "BEGIN_MARKER",
@@ -48,41 +46,6 @@ LIST_MEANING = {"links": "The wired chain, server first. `links.<i>.<key>` addre
 LIST_DEFAULT_SUFFIX = {"links": " (wired-384k)"}
 
 
-def _split_optional(ann: Any) -> tuple[Any, bool]:
-    """``X | None`` -> (X, True); anything else -> (ann, False)."""
-    if get_origin(ann) in (Union, types.UnionType):
-        args = get_args(ann)
-        if type(None) in args:
-            rest = [a for a in args if a is not type(None)]
-            if len(rest) == 1:
-                return rest[0], True
-    return ann, False
-
-
-def _is_model(ann: Any) -> bool:
-    return isinstance(ann, type) and issubclass(ann, BaseModel)
-
-
-def _model_list_item(ann: Any) -> type[BaseModel] | None:
-    if get_origin(ann) is list:
-        (inner,) = get_args(ann)
-        if _is_model(inner):
-            return inner
-    return None
-
-
-def _type_name(ann: Any) -> str:
-    if get_origin(ann) is Annotated:  # a constrained type (PosFloat, DurationMs, ...)
-        ann = get_args(ann)[0]
-    if get_origin(ann) is Literal:
-        return " / ".join(_format_default(v) for v in get_args(ann))
-    if get_origin(ann) is list:
-        return "list"
-    if isinstance(ann, type):
-        return ann.__name__
-    return str(ann)
-
-
 def _format_default(v: Any) -> str:
     if v is None:
         return "unset"
@@ -97,54 +60,74 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def _field_default(field: FieldInfo) -> Any:
-    return field.get_default(call_default_factory=True)
-
-
 def kind_scope(kind: str) -> str:
     """The prefix of the meaning of a key that exists only for one kind of a tagged choice."""
     return f'[kind = "{kind}"] '
 
 
+def _type_name(s: Mapping[str, Any]) -> str:
+    choices = choices_of(s)
+    if choices:
+        return " / ".join(_format_default(v) for v in choices if v is not None)
+    names = {"number": "float", "integer": "int", "boolean": "bool", "string": "str"}
+    t = s.get("type")
+    if isinstance(t, list):
+        t = next(x for x in t if x != "null")
+    return "list" if t == "array" else names.get(str(t), str(t))
+
+
+def _list_item(s: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The table schema of a list of tables (None for other schemas)."""
+    if s.get("type") not in ("array", ["array", "null"]):
+        return None
+    item = deref(s.get("items", {}))
+    return item if "properties" in item else None
+
+
 def iter_rows(
-    model: type[BaseModel] = ScenarioConfig,
-    instance: BaseModel | None = None,
+    schema: Mapping[str, Any] | None = None,
+    defaults: Mapping[str, Any] | None = None,
     prefix: str = "",
     scope: str = "",
 ) -> Iterator[tuple[str, str, str, str]]:
-    """(key, type, default, meaning) for every key of ``model``, depth first.
+    """(key, type, default, meaning) for every key of the table ``schema`` (the scenario by
+    default), depth first, in declaration order.
 
-    Defaults come from ``instance`` (the parent's default value of this table) when given, so
-    a table built by a ``default_factory`` shows the values it really starts with. ``scope``
-    starts the meaning of every row (the kind a key belongs to).
+    Defaults come from ``defaults`` (the parent's default value of this table) when given, so
+    a table shows the values it really starts with; else from the table's own declaration.
+    ``scope`` starts the meaning of every row (the kind a key belongs to).
     """
-    for name, field in model.model_fields.items():
+    schema = config_schema() if schema is None else schema
+    for name, ps in deref(schema).get("properties", {}).items():
         key = f"{prefix}{name}"
-        meaning = scope + (field.description or "")
-        default = getattr(instance, name) if instance is not None else _field_default(field)
-        ann, optional = _split_optional(field.annotation)
+        meaning = scope + str(ps.get("description", ""))
+        default = defaults[name] if defaults is not None and name in defaults else ps.get("default")
+        optional, inner = nullable(ps)
+        t = deref(inner)
 
-        choices = variants(ann)
+        choices = variants_of(t)
         if choices:
             kinds = " / ".join(_format_default(k) for k in choices)
-            yield f"{key}.kind", kinds, _format_default(default.kind), meaning
-            for kind, cls in choices.items():
-                yield from _variant_rows(cls, f"{key}.", scope + kind_scope(kind))
+            yield f"{key}.kind", kinds, _format_default(default["kind"]), meaning
+            for kind, variant in choices.items():
+                for row in iter_rows(variant, None, f"{key}.", scope + kind_scope(kind)):
+                    if row[0] != f"{key}.kind":
+                        yield row
             continue
 
-        if _is_model(ann):
+        if "properties" in t:
             if optional:
                 yield key, "table or unset", _format_default(default), meaning
             # An unset optional table: its keys take the defaults of a table given empty.
-            sub = default if isinstance(default, BaseModel) else ann()
-            yield from iter_rows(ann, sub, f"{key}.", scope)
+            sub = default if isinstance(default, Mapping) else None
+            yield from iter_rows(t, sub, f"{key}.", scope)
             continue
 
-        item = _model_list_item(ann)
+        item = _list_item(t)
         if item is not None:
             kind = "list of tables" + (" or unset" if optional else "")
             if isinstance(default, list):
-                names = [getattr(x, "name", None) or "{}" for x in default]
+                names = [x.get("name") or "{}" for x in default]
                 shown = " + ".join(names) + LIST_DEFAULT_SUFFIX.get(key, "")
             else:
                 shown = _format_default(default)
@@ -152,17 +135,8 @@ def iter_rows(
             yield from iter_rows(item, None, f"{key}.<i>.", scope)
             continue
 
-        type_name = _type_name(ann) + (" or unset" if optional else "")
+        type_name = _type_name(t) + (" or unset" if optional else "")
         yield key, type_name, _format_default(default), meaning
-
-
-def _variant_rows(
-    cls: type[BaseModel], prefix: str, scope: str
-) -> Iterator[tuple[str, str, str, str]]:
-    """The rows of one kind of a tagged choice, defaults those of the kind given alone."""
-    for row in iter_rows(cls, cls(), prefix, scope):
-        if row[0] != f"{prefix}kind":
-            yield row
 
 
 def keys_table() -> str:
@@ -186,7 +160,7 @@ def render_doc(text: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m radiotcp.docsgen",
-        description="Regenerate the scenario-key table in docs/usage.md from the models.",
+        description="Regenerate the scenario-key table in docs/usage.md from the schema.",
     )
     parser.add_argument(
         "file", nargs="?", type=Path, default=DEFAULT_DOC, help="default: %(default)s"
@@ -202,20 +176,15 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as e:
         print(f"docsgen: {path}: {e}", file=sys.stderr)
         return 2
-    if new == text:
-        if not args.check:
-            print(f"{path}: up to date")
-        return 0
-    if args.check:
-        print(
-            f"{path}: the scenario-key table is out of date with radiotcp.config; "
-            "run `python -m radiotcp.docsgen` to regenerate it",
-            file=sys.stderr,
-        )
-        return 1
-    path.write_text(new, encoding="utf-8")
-    print(f"{path}: table regenerated")
-    return 0
+    return sync(
+        path,
+        text,
+        new,
+        check=args.check,
+        stale="the scenario-key table is out of date with the core's schema; "
+        "run `python -m radiotcp.docsgen` to regenerate it",
+        written="table regenerated",
+    )
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from .config import ScenarioConfig
 
-# numpy and the configuration models (pydantic) are imported by the functions that use them:
+# numpy and the configuration are imported by the functions that use them:
 # `import radiotcp` (and so `radiotcp --help`) does not load them.
 
 __all__ = ["Results", "run"]

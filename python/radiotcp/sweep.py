@@ -36,7 +36,6 @@ from . import _core
 from ._lifetime import termination_raises
 from ._worker import Done, Task, init_local_worker, run_chunk
 from .config import (
-    file_problems,
     load,
     load_toml,
     parse_override,
@@ -45,6 +44,7 @@ from .config import (
     to_dict,
 )
 from .errors import ConfigError
+from .fileerrors import file_problems
 from .stats import mean_ci
 from .store import RunRecord, Store, canonical, run_key
 

@@ -9,13 +9,32 @@ pub struct ConfigError {
     pub key: String,
     /// The value as given.
     pub value: String,
-    /// What would have been accepted.
+    /// What would have been accepted (for an unknown key: the known ones).
     pub allowed: String,
+    /// The key itself is not one the configuration has.
+    pub unknown_key: bool,
+}
+
+impl ConfigError {
+    pub fn new(key: impl Into<String>, value: impl ToString, allowed: impl Into<String>) -> Self {
+        Self {
+            key: key.into(),
+            value: value.to_string(),
+            allowed: allowed.into(),
+            unknown_key: false,
+        }
+    }
 }
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.value.is_empty() {
+        if self.unknown_key {
+            write!(
+                f,
+                "{} = {}: unknown key; {}",
+                self.key, self.value, self.allowed
+            )
+        } else if self.value.is_empty() {
             write!(f, "{}: {}", self.key, self.allowed)
         } else {
             write!(
@@ -82,6 +101,7 @@ impl ParamError {
             key: format!("{prefix}.{}", self.field),
             value: self.value,
             allowed: self.allowed,
+            unknown_key: false,
         }
     }
 }

@@ -69,6 +69,7 @@ pub fn run(
             key: "pcap".into(),
             value: e,
             allowed: "a directory the run can write to".into(),
+            unknown_key: false,
         }),
     }
 }
@@ -124,6 +125,7 @@ fn open_capture(
                     key: "pcap point".into(),
                     value: format!("{n:?}"),
                     allowed: format!("\"server\", \"ue\" or a link name ({})", names.join(", ")),
+                    unknown_key: false,
                 }));
             }
         }

@@ -12,12 +12,6 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueEr
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use radiotcp_core::ack::AckRateControl;
-use radiotcp_core::config::{
-    AccessConfig, AckControlConfig, BsAckConfig, CodelConfig, DelayLevelConfig, FlowsConfig,
-    LinkConfig, LteConfig, PieConfig, QueueConfig, RedConfig, RlpConfig, SbdConfig,
-    SimulationConfig, SpikeConfig, TcpConfig, TcpProfile, UmtsConfig, VariableDelayConfig,
-    WiredAccessConfig,
-};
 use radiotcp_core::engine::to_secs;
 use radiotcp_core::probe::capture::{CapturePoint, CaptureSpec};
 use radiotcp_core::{
@@ -26,9 +20,29 @@ use radiotcp_core::{
 
 /// Build a `radiotcp.ConfigError` (defined in Python, a `ValueError` subclass) from the core's.
 pub(crate) fn config_error(py: Python<'_>, e: &ConfigError) -> PyErr {
+    config_errors(py, std::slice::from_ref(e))
+}
+
+/// The scenario a JSON document describes (keys left out at their defaults), or
+/// `radiotcp.ConfigError` naming every problem of the document.
+fn parse_config(py: Python<'_>, config_json: &str) -> PyResult<ScenarioConfig> {
+    ScenarioConfig::from_partial_json(config_json).map_err(|p| config_errors(py, &p))
+}
+
+/// One `radiotcp.ConfigError` carrying every problem (one line each).
+fn config_errors(py: Python<'_>, problems: &[ConfigError]) -> PyErr {
     let make = || -> PyResult<PyErr> {
         let cls = py.import("radiotcp.errors")?.getattr("ConfigError")?;
-        let inst = cls.call1((e.key.as_str(), e.value.as_str(), e.allowed.as_str()))?;
+        let mut each = Vec::with_capacity(problems.len());
+        for e in problems {
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("unknown_key", e.unknown_key)?;
+            each.push(cls.call(
+                (e.key.as_str(), e.value.as_str(), e.allowed.as_str()),
+                Some(&kwargs),
+            )?);
+        }
+        let inst = cls.call_method1("from_problems", (each,))?;
         Ok(PyErr::from_value(inst))
     };
     make().unwrap_or_else(|err| err)
@@ -67,7 +81,7 @@ fn run_core(
     budget: Budget,
     inject_panic: bool,
 ) -> PyResult<(RunResult, f64)> {
-    let cfg = ScenarioConfig::from_json(config_json).map_err(|e| config_error(py, &e))?;
+    let cfg = parse_config(py, config_json)?;
     let Budget {
         max_events,
         max_wall_s,
@@ -270,7 +284,7 @@ fn lte_mcs_sinr_db(mcs: u8) -> PyResult<f64> {
 /// uses, for plotting it (the papers' Figs. 5 and 9). All zeros when the mode is `none`.
 #[pyfunction]
 fn ack_t_id_ms(py: Python<'_>, config_json: &str, bo: Vec<f64>) -> PyResult<Vec<f64>> {
-    let cfg = ScenarioConfig::from_json(config_json).map_err(|e| config_error(py, &e))?;
+    let cfg = parse_config(py, config_json)?;
     cfg.validate().map_err(|e| config_error(py, &e))?;
     let Some(radio) = cfg.access.umts() else {
         return Err(config_error(
@@ -279,6 +293,7 @@ fn ack_t_id_ms(py: Python<'_>, config_json: &str, bo: Vec<f64>) -> PyResult<Vec<
                 key: "access.kind".into(),
                 value: format!("{:?}", cfg.access.kind()),
                 allowed: "\"umts\" (ACK control lives at the RNC)".into(),
+                unknown_key: false,
             },
         ));
     };
@@ -301,7 +316,7 @@ fn ack_t_id_ms(py: Python<'_>, config_json: &str, bo: Vec<f64>) -> PyResult<Vec<
 /// front end's cost estimate, which asks each access kind for its own terms.
 #[pyfunction]
 fn estimate_cost(py: Python<'_>, config_json: &str) -> PyResult<(f64, f64)> {
-    let cfg = ScenarioConfig::from_json(config_json).map_err(|e| config_error(py, &e))?;
+    let cfg = parse_config(py, config_json)?;
     let c = cfg.estimate_cost();
     Ok((c.events, c.wall_s))
 }
@@ -315,102 +330,41 @@ fn to_json<T: serde::Serialize>(value: &T) -> PyResult<String> {
     serde_json::to_string(value).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
-/// Names accepted by `default_section_json`, in the order they are listed to the user.
-const SECTIONS: &[&str] = &[
-    "scenario",
-    "simulation",
-    "tcp",
-    "flows",
-    "link",
-    "queue",
-    "variable_delay",
-    "delay_level",
-    "spike",
-    "wired",
-    "umts",
-    "channel",
-    "rlc",
-    "buffer",
-    "red",
-    "sbd",
-    "codel",
-    "pie",
-    "ack_control",
-    "rlp",
-    "bs_ack",
-    "lte",
-    "lte_cell",
-    "lte_fading",
-    "lte_harq",
-    "lte_uplink",
-    "lte_pdcch",
-    "lte_rlc",
-    "lte_buffer",
-    "ack_filter",
-];
-
-/// JSON of the Rust `Default` of one configuration section type, by name: the values a
-/// section written as `{}` (or a list element written as `{}`) takes. "channel" is the
-/// generic block-error channel (the UMTS downlink's default; the RLP forward channel has its
-/// own, inside "rlp"); "rlc" and "buffer" are those of the default UMTS access.
+/// Parse and validate a resolved JSON configuration exactly as `simulate` does, without
+/// running it (keys left out take their defaults): returns None, or raises
+/// `radiotcp.ConfigError` naming every problem.
 #[pyfunction]
-fn default_section_json(name: &str) -> PyResult<String> {
-    let radio = UmtsConfig::default();
-    let lte = LteConfig::default();
-    match name {
-        "scenario" => to_json(&ScenarioConfig::default()),
-        "simulation" => to_json(&SimulationConfig::default()),
-        "tcp" => to_json(&TcpConfig::default()),
-        n if n.starts_with("tcp.profile.") => {
-            let name = &n["tcp.profile.".len()..];
-            match TcpProfile::ALL.into_iter().find(|p| p.name() == name) {
-                Some(p) => to_json(&TcpConfig::profile_defaults(p)),
-                None => Err(PyValueError::new_err(format!(
-                    "unknown TCP profile {name:?}"
-                ))),
-            }
-        }
-        "flows" => to_json(&FlowsConfig::default()),
-        "link" => to_json(&LinkConfig::default()),
-        "queue" => to_json(&QueueConfig::default()),
-        "variable_delay" => to_json(&VariableDelayConfig::default()),
-        "delay_level" => to_json(&DelayLevelConfig::default()),
-        "spike" => to_json(&SpikeConfig::default()),
-        "wired" => to_json(&AccessConfig::Wired(WiredAccessConfig {})),
-        "umts" => to_json(&AccessConfig::Umts(radio.clone())),
-        "channel" => to_json(&radio.downlink),
-        "rlc" => to_json(&radio.rlc),
-        "buffer" => to_json(&radio.buffer),
-        "red" => to_json(&RedConfig::default()),
-        "sbd" => to_json(&SbdConfig::default()),
-        "codel" => to_json(&CodelConfig::default()),
-        "pie" => to_json(&PieConfig::default()),
-        "ack_control" => to_json(&AckControlConfig::default()),
-        "rlp" => to_json(&AccessConfig::Rlp(RlpConfig::default())),
-        "bs_ack" => to_json(&BsAckConfig::default()),
-        "lte" => to_json(&AccessConfig::Lte(lte.clone())),
-        "lte_cell" => to_json(&lte.cell),
-        "lte_fading" => to_json(&lte.fading),
-        "lte_harq" => to_json(&lte.harq),
-        "lte_uplink" => to_json(&lte.uplink),
-        "lte_pdcch" => to_json(&lte.pdcch),
-        "lte_rlc" => to_json(&lte.rlc),
-        "lte_buffer" => to_json(&lte.buffer),
-        "ack_filter" => to_json(&lte.ack_filter),
-        _ => Err(PyValueError::new_err(format!(
-            "unknown section {name:?}; known: {}",
-            SECTIONS.join(", ")
-        ))),
+fn check_config(py: Python<'_>, config_json: &str) -> PyResult<()> {
+    ScenarioConfig::from_partial_json(config_json)
+        .map(|_| ())
+        .map_err(|p| config_errors(py, &p))
+}
+
+/// The JSON Schema of a scenario document (`config::resolve::config_schema`): every key with
+/// its type, default, allowed values and help text.
+#[pyfunction]
+fn config_schema() -> PyResult<String> {
+    to_json(&radiotcp_core::config::resolve::config_schema())
+}
+
+/// Resolve a partial scenario document (JSON): the fully resolved document `simulate` reads,
+/// every key left out at its default (a TCP profile's for the `tcp` keys), or
+/// `radiotcp.ConfigError` listing every problem of the document.
+#[pyfunction]
+fn resolve_config(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    match ScenarioConfig::from_partial_json(config_json) {
+        Ok(cfg) => to_json(&cfg),
+        Err(problems) => Err(config_errors(py, &problems)),
     }
 }
 
-/// Parse and validate a resolved JSON configuration exactly as `simulate` does, without
-/// running it: returns None, or raises `radiotcp.ConfigError` naming the first problem.
+/// A partial scenario document (JSON) with every key it leaves out at its default and nothing
+/// checked: unknown keys and wrong values are kept as written.
 #[pyfunction]
-fn check_config(py: Python<'_>, config_json: &str) -> PyResult<()> {
-    ScenarioConfig::from_json(config_json)
-        .map(|_| ())
-        .map_err(|e| config_error(py, &e))
+fn fill_config_defaults(config_json: &str) -> PyResult<String> {
+    let doc: serde_json::Value =
+        serde_json::from_str(config_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    to_json(&radiotcp_core::config::resolve::fill_defaults(&doc))
 }
 
 /// Version of the core crate.
@@ -448,8 +402,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_cost, m)?)?;
     m.add_function(wrap_pyfunction!(default_config_json, m)?)?;
-    m.add_function(wrap_pyfunction!(default_section_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_config, m)?)?;
+    m.add_function(wrap_pyfunction!(config_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
+    m.add_function(wrap_pyfunction!(fill_config_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(ack_t_id_ms, m)?)?;
     m.add_function(wrap_pyfunction!(lte_mcs_sinr_db, m)?)?;
     m.add_function(wrap_pyfunction!(source_hash, m)?)?;

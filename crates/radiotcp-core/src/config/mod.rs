@@ -6,11 +6,13 @@
 //! same guarantees, and it rejects unknown keys so a mismatch between the two layers is caught.
 //! The `Default` impls mirror the documented defaults; a Python test checks they agree.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub mod convert;
 pub mod cost;
 pub mod lte;
+pub mod resolve;
 
 pub use convert::*;
 pub use lte::*;
@@ -21,18 +23,24 @@ use crate::error::ConfigError;
 use crate::link::delay::{DelayProcess, MarkovLevel, Spike, VariableDelayParams};
 
 /// A whole scenario: simulation control, TCP parameters, flows and the wired path.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct ScenarioConfig {
+    /// Simulation control.
     pub simulation: SimulationConfig,
+    /// TCP parameters.
     pub tcp: TcpConfig,
+    /// The flows.
     pub flows: FlowsConfig,
-    /// The wired chain from the server (index 0) towards the client: the client itself is at
-    /// its end for `access = wired`, the access node (RNC, IAP) otherwise.
+    /// The wired chain from the server (index 0) to the client (last index), or to the access node
+    /// (RNC, IAP) when `access` is a radio link.
     pub links: Vec<LinkConfig>,
-    /// What joins the end of the wired chain to the client (UE).
+    /// What joins the end of the wired chain to the client: kind = 'wired' (the last link reaches
+    /// it), 'umts' (a UMTS bearer with RLC AM), 'rlp' (an IS-707 RLP link) or 'lte' (an LTE site
+    /// with many UEs). The other keys of the table are those of its kind.
     pub access: AccessConfig,
-    /// The base-station ACK controller (Zeng) on one of the links.
+    // The base-station ACK controller (Zeng) on one of the links.
+    /// The base-station ACK controller.
     pub bs_ack: BsAckConfig,
 }
 
@@ -41,7 +49,7 @@ pub struct ScenarioConfig {
 // A run holds one configuration, read at set-up: the LTE variant's size costs nothing per
 // event, and boxing it would only add indirection at every access.
 #[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum AccessConfig {
     /// The last link reaches the client directly.
@@ -56,8 +64,8 @@ pub enum AccessConfig {
 }
 
 /// `access.kind = "wired"` has no parameters of its own.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct WiredAccessConfig {}
 
 impl AccessConfig {
@@ -122,27 +130,35 @@ impl AccessConfig {
 }
 
 /// An IS-707 RLP link (model-specs §3; docs/models/rlp.md).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct RlpConfig {
-    /// Radio frame period; frames are sent, and the channel state changes, once per slot.
+    // Radio frame period; frames are sent, and the channel state changes, once per slot.
+    /// Radio frame period, ms (20 in IS-707).
     pub slot_ms: f64,
-    /// Octets of the octet stream per data frame (19 at 9600 bit/s, Rate Set 1).
+    /// Octets of the octet stream per RLP data frame (19 at 9600 bit/s).
     pub frame_payload_bytes: u32,
-    /// Frames per slot and direction (16 for 16 x 9600 bit/s); they share the slot's fate.
+    /// RLP frames per slot and direction (16 for the 16 x 9600 bit/s case); all frames of a slot
+    /// share the channel state.
     pub frames_per_slot: u32,
-    /// From the start of a frame's slot to its arrival at the peer.
+    /// From the start of a frame's slot to its arrival at the peer RLP, ms (2 frames: interleaving,
+    /// processing, backhaul; model-specs 3.3).
     pub one_way_delay_ms: f64,
-    /// Retransmission cycles (round i sends i NAKs); IS-707: 2.
+    /// Retransmission cycles: round i sends i NAKs; rounds 1..n-1 end with the NAK retransmission
+    /// timer, round n with the abort timer (IS-707: 2).
     pub nak_rounds: u32,
+    /// NAK retransmission timer, ms.
     pub t_ret_ms: f64,
+    /// NAK abort timer, ms.
     pub t_abort_ms: f64,
-    /// Idle frames sent after the data runs out (tail-loss detection).
+    /// Idle frames (carrying the next sequence number) sent after the data runs out, so that a lost
+    /// last frame is detected; 0 = none.
     pub idle_frames: u32,
-    /// IP packets the IAP buffer before the RLP sender holds (drop-tail).
+    /// IP packets the IAP buffer (before the RLP sender) holds; drop-tail.
     pub iap_buffer_packets: u32,
+    /// Forward (IAP to mobile) frame-error channel, one state per slot.
     pub forward: ChannelConfig,
-    /// `None` = the forward parameters with an independent chain.
+    /// Reverse channel (ACKs and NAKs); unset = the forward parameters with an independent chain.
     pub reverse: Option<ChannelConfig>,
 }
 
@@ -159,9 +175,8 @@ impl Default for RlpConfig {
             idle_frames: 3,
             iap_buffer_packets: 1024,
             forward: ChannelConfig {
-                model: ChannelKind::Markov,
-                fer: 0.1,
                 fd_t: 0.1,
+                ..ChannelConfig::default()
             },
             reverse: None,
         }
@@ -169,76 +184,91 @@ impl Default for RlpConfig {
 }
 
 impl RlpConfig {
-    fn validate(&self) -> Result<(), ConfigError> {
-        period_ms("access.slot_ms", self.slot_ms)?;
+    fn collect(&self, p: &mut Problems) {
+        period_ms("access.slot_ms", self.slot_ms).note(p);
         check(
             (1..=1_000_000).contains(&self.frame_payload_bytes),
             "access.frame_payload_bytes",
             self.frame_payload_bytes,
             "an integer in 1..=1000000",
-        )?;
+        )
+        .note(p);
         check(
             (1..=1024).contains(&self.frames_per_slot),
             "access.frames_per_slot",
             self.frames_per_slot,
             "an integer in 1..=1024",
-        )?;
-        delay_ms("access.one_way_delay_ms", self.one_way_delay_ms)?;
+        )
+        .note(p);
+        delay_ms("access.one_way_delay_ms", self.one_way_delay_ms).note(p);
         check(
             (1..=1000).contains(&self.nak_rounds),
             "access.nak_rounds",
             self.nak_rounds,
             "an integer in 1..=1000",
-        )?;
-        timer_ms("access.t_ret_ms", self.t_ret_ms)?;
-        timer_ms("access.t_abort_ms", self.t_abort_ms)?;
+        )
+        .note(p);
+        timer_ms("access.t_ret_ms", self.t_ret_ms).note(p);
+        timer_ms("access.t_abort_ms", self.t_abort_ms).note(p);
         check(
             self.iap_buffer_packets >= 1,
             "access.iap_buffer_packets",
             self.iap_buffer_packets,
             "an integer >= 1",
-        )?;
-        self.forward.validate("access.forward")?;
+        )
+        .note(p);
+        self.forward.collect("access.forward", p);
         if let Some(r) = &self.reverse {
-            r.validate("access.reverse")?;
+            r.collect("access.reverse", p);
         }
-        Ok(())
     }
 }
 
 /// A UMTS dedicated channel with RLC in acknowledged mode (model-specs §1, §2).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct UmtsConfig {
-    /// Transmission time interval: PDUs are sent, and the channel state changes, once per TTI.
+    // Transmission time interval: PDUs are sent, and the channel state changes, once per TTI.
+    /// Transmission time interval, ms.
     pub tti_ms: f64,
-    /// PDUs per TTI and direction (12 at 384 kbit/s with 320-bit payloads and a 10 ms TTI).
+    // PDUs per TTI and direction (12 at 384 kbit/s with 320-bit payloads and a 10 ms TTI).
+    /// PDUs per TTI and direction (12 at 384 kbit/s).
     pub pdus_per_tti: u32,
     /// Payload octets per AMD PDU (40 = 320 bits).
     pub pdu_payload_bytes: u32,
-    /// Octets per length indicator (1 for PDUs up to 126 octets).
+    // Octets per length indicator (1 for PDUs up to 126 octets).
+    /// Octets per length indicator.
     pub li_bytes: u32,
-    /// From the start of the TTI a PDU is sent in to its arrival at the peer RLC; the radio
-    /// round trip is twice this (50 ms in the papers).
+    // From the start of the TTI a PDU is sent in to its arrival at the peer RLC; the radio round
+    // trip is twice this (50 ms in the papers).
+    /// From the start of a PDU's TTI to its arrival at the peer RLC, ms; the radio round trip is
+    /// twice this.
     pub one_way_delay_ms: f64,
-    /// How far the UE's TTI grid lies behind the RNC's, in [0, tti_ms). `None` (the default):
-    /// `one_way_delay_ms` mod `tti_ms`, so that each side sends in the TTI in which the other
-    /// side's PDUs arrive and the RLC round trip is twice the one-way delay (50 ms with the
-    /// papers' 25 ms); 0: one grid for both, where a STATUS waits for the next TTI and the
-    /// loop is 60 ms (the model before this key existed).
+    // How far the UE's TTI grid lies behind the RNC's, in [0, tti_ms). `None` (the default):
+    // `one_way_delay_ms` mod `tti_ms`, so that each side sends in the TTI in which the other side's
+    // PDUs arrive and the RLC round trip is twice the one-way delay (50 ms with the papers' 25 ms);
+    // 0: one grid for both, where a STATUS waits for the next TTI and the loop is 60 ms (the model
+    // before this key existed).
+    /// How far the UE's TTI grid lies behind the RNC's, ms, in [0, tti_ms). Unset: one_way_delay_ms
+    /// mod tti_ms, so each side sends in the TTI in which the other's PDUs arrive and the RLC loop
+    /// is twice the one-way delay (50 ms); 0: one grid, a 60 ms loop with the default delay (the
+    /// model before this key).
     pub ue_tti_offset_ms: Option<f64>,
-    /// Downlink block-error channel (one state per TTI).
+    /// Downlink block-error channel.
     pub downlink: ChannelConfig,
-    /// Uplink channel; `None` = the downlink's parameters with an independent chain.
+    /// Uplink channel; unset = the downlink's parameters, independent chain.
     pub uplink: Option<ChannelConfig>,
+    /// RLC AM parameters.
     pub rlc: RlcConfig,
-    /// The per-user downlink buffer at the network side (in SDUs of the RLC transmitter).
+    // The per-user downlink buffer at the network side (in SDUs of the RLC transmitter).
+    /// Per-user downlink buffer.
     pub buffer: BufferConfig,
-    /// Policy on the uplink ACKs leaving the network-side RLC.
+    // Policy on the uplink ACKs leaving the network-side RLC.
+    /// Uplink ACK policy at the RNC.
     pub ack_control: AckControlConfig,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum AckControlMode {
     /// ACKs leave as soon as the RLC delivers them.
@@ -249,25 +279,36 @@ pub enum AckControlMode {
     Delay,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct AckControlConfig {
+    /// 'none', 'rate' (ACK rate control: inter-departure time t_id = f(BO), Alcaraz & Cerdan 2006)
+    /// or 'delay' (ACK delay control: the alpha -> 0 case, a fixed spacing maxd_ms once BO >=
+    /// minth_sdus).
     pub mode: AckControlMode,
+    /// BO at which ACKs start to be spaced.
     pub minth_sdus: f64,
+    /// BO at which t_id reaches maxd_ms.
     pub maxth_sdus: f64,
+    /// t_id at minth, ms.
     pub mind_ms: f64,
+    /// t_id at maxth and above, ms.
     pub maxd_ms: f64,
-    /// Shape of f (ignored by `delay`, which is alpha = 0).
+    // Shape of f (ignored by `delay`, which is alpha = 0).
+    /// Shape of f (rate mode).
     pub alpha: f64,
-    /// Round the id_timer expiries up to TTI boundaries.
+    /// Round id_timer expiries up to TTI boundaries.
     pub sync_to_tti: bool,
-    /// How many ACKs one event may release (docs/models/ack-control.md).
+    /// Fig. 4 releases at most one ACK per event: 'per_tti' (every TTI of the RLC is an event too,
+    /// so a backlog drains one ACK per TTI), 'one_per_event' (only ACK arrivals and timer expiries:
+    /// a backlog can be stranded until a TCP timeout) or 'while_due' (ACKs keep leaving while the
+    /// spacing allows: a backlog leaves at once when BO < minth).
     pub release: AckRelease,
 }
 
 /// Fig. 4 of the ACK rate paper runs its tail once per event, so at most one ACK leaves per
 /// event; what counts as an event decides what happens to a backlog.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AckRelease {
     /// The RLC's TTIs are events too: a backlog left when BO falls below minth drains one ACK
@@ -295,7 +336,7 @@ impl Default for AckControlConfig {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ChannelKind {
     /// No block is ever lost.
@@ -306,50 +347,64 @@ pub enum ChannelKind {
     Markov,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct ChannelConfig {
+    /// 'none' (error-free), 'iid' (each TTI lost with probability fer) or 'markov' (first-order
+    /// Markov model of Rayleigh fading, Zorzi et al.).
     pub model: ChannelKind,
-    /// Average block (TTI) error rate.
+    /// Average TTI (block) error rate.
     pub fer: f64,
-    /// Normalised Doppler frequency f_d * TTI.
+    /// Normalised Doppler frequency f_d x TTI (markov only).
     pub fd_t: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct RlcConfig {
     /// Transmission (= receiving) window, PDUs.
     pub window_pdus: u32,
-    /// A PDU is sent at most max_dat - 1 times, then its SDUs are discarded (MRW).
+    /// A PDU is sent at most max_dat - 1 times; then its SDUs are discarded (Move Receiving
+    /// Window).
     pub max_dat: u32,
+    /// Timer_Poll, ms.
     pub poll_timer_ms: f64,
-    /// 0 = no Timer_Poll_Prohibit.
+    /// Timer_Poll_Prohibit, ms (0 = off).
     pub poll_prohibit_ms: f64,
-    /// 0 = no Timer_Status_Prohibit.
+    /// Timer_Status_Prohibit, ms (0 = off).
     pub status_prohibit_ms: f64,
-    /// Poll when this share of the window is outstanding; above 100 disables the trigger.
+    /// Poll when this share of the window is outstanding, % (above 100 = off).
     pub poll_window_pct: f64,
+    /// Poll on the last PDU in the buffer.
     pub poll_last_pdu: bool,
+    /// Poll on the last retransmitted PDU.
     pub poll_last_retransmitted: bool,
+    /// The receiver sends a STATUS as soon as it detects a missing PDU.
     pub missing_pdu_indicator: bool,
+    /// Timer_MRW, ms.
     pub mrw_timer_ms: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct BufferConfig {
+    /// 'droptail', 'red' (instantaneous RED), 'sbd' (Slope Based Discard), 'codel' (CoDel at
+    /// transmission start) or 'pie'; the hard limit applies to all.
     pub discipline: BufferDisciplineKind,
-    /// SDUs held by the RLC transmitter (queued, in flight or awaiting acknowledgement); also
-    /// SBD's maxth.
+    /// SDUs the RLC transmitter may hold (queued, in flight or awaiting acknowledgement); SBD's
+    /// maxth.
     pub limit_sdus: u32,
+    /// RED parameters.
     pub red: RedConfig,
+    /// SBD parameters.
     pub sbd: SbdConfig,
+    /// CoDel parameters.
     pub codel: CodelConfig,
+    /// PIE parameters.
     pub pie: PieConfig,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum BufferDisciplineKind {
     DropTail,
@@ -364,13 +419,18 @@ pub enum BufferDisciplineKind {
 }
 
 /// PIE; QDELAY_REF is raised above one SDU's transmission time at 384 kbit/s (31 ms).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct PieConfig {
+    /// QDELAY_REF, ms.
     pub qdelay_ref_ms: f64,
+    /// T_UPDATE, ms.
     pub t_update_ms: f64,
+    /// Integral gain, 1/s.
     pub alpha: f64,
+    /// Proportional gain, 1/s.
     pub beta: f64,
+    /// MAX_BURST allowance, ms.
     pub max_burst_ms: f64,
 }
 
@@ -388,10 +448,12 @@ impl Default for PieConfig {
 
 /// CoDel; at 384 kbit/s one 1500-byte SDU takes 31 ms, so the RFC's 5 ms target is raised
 /// (model-specs §6.2 cellular notes).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct CodelConfig {
+    /// TARGET sojourn time, ms.
     pub target_ms: f64,
+    /// INTERVAL, about the worst-case RTT, ms.
     pub interval_ms: f64,
 }
 
@@ -405,24 +467,29 @@ impl Default for CodelConfig {
 }
 
 /// RED with the instantaneous queue (w_q = 1) and the count-based correction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct RedConfig {
+    /// Lower threshold, SDUs.
     pub min_th_sdus: f64,
+    /// Upper threshold, SDUs; at or above it every arrival is dropped.
     pub max_th_sdus: f64,
+    /// Drop probability reached at max_th.
     pub max_p: f64,
 }
 
 /// Slope Based Discard; maxth is the buffer limit.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct SbdConfig {
+    /// minth, SDUs (below limit_sdus).
     pub min_th_sdus: f64,
-    /// Estimated reaction time T_r.
+    /// Estimated reaction time T_r, ms.
     pub t_r_ms: f64,
-    /// Occupancy interval alpha, bits (default 5 maximum-size SDUs).
+    /// Occupancy interval alpha, bits (5 maximum-size SDUs).
     pub alpha_bits: f64,
-    /// Run the C_n and T_r timers on the TTI grid (expiries rounded up to a TTI boundary).
+    // Run the C_n and T_r timers on the TTI grid (expiries rounded up to a TTI boundary).
+    /// Round the C_n and T_r timer expiries up to TTI boundaries.
     pub sync_to_tti: bool,
 }
 
@@ -457,47 +524,66 @@ impl Default for UmtsConfig {
             li_bytes: 1,
             one_way_delay_ms: 25.0,
             ue_tti_offset_ms: None,
-            downlink: ChannelConfig {
-                model: ChannelKind::Markov,
-                fer: 0.1,
-                fd_t: 0.01,
-            },
+            downlink: ChannelConfig::default(),
             uplink: None,
-            rlc: RlcConfig {
-                window_pdus: 1024,
-                max_dat: 10,
-                poll_timer_ms: 60.0,
-                poll_prohibit_ms: 0.0,
-                status_prohibit_ms: 60.0,
-                poll_window_pct: 50.0,
-                poll_last_pdu: true,
-                poll_last_retransmitted: true,
-                missing_pdu_indicator: true,
-                mrw_timer_ms: 500.0,
-            },
-            buffer: BufferConfig {
-                discipline: BufferDisciplineKind::DropTail,
-                limit_sdus: 50,
-                red: RedConfig::default(),
-                sbd: SbdConfig::default(),
-                codel: CodelConfig::default(),
-                pie: PieConfig::default(),
-            },
+            rlc: RlcConfig::default(),
+            buffer: BufferConfig::default(),
             ack_control: AckControlConfig::default(),
         }
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+impl Default for ChannelConfig {
+    fn default() -> Self {
+        Self {
+            model: ChannelKind::Markov,
+            fer: 0.1,
+            fd_t: 0.01,
+        }
+    }
+}
+
+impl Default for RlcConfig {
+    fn default() -> Self {
+        Self {
+            window_pdus: 1024,
+            max_dat: 10,
+            poll_timer_ms: 60.0,
+            poll_prohibit_ms: 0.0,
+            status_prohibit_ms: 60.0,
+            poll_window_pct: 50.0,
+            poll_last_pdu: true,
+            poll_last_retransmitted: true,
+            missing_pdu_indicator: true,
+            mrw_timer_ms: 500.0,
+        }
+    }
+}
+
+impl Default for BufferConfig {
+    fn default() -> Self {
+        Self {
+            discipline: BufferDisciplineKind::DropTail,
+            limit_sdus: 50,
+            red: RedConfig::default(),
+            sbd: SbdConfig::default(),
+            codel: CodelConfig::default(),
+            pie: PieConfig::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct SimulationConfig {
-    /// Simulated time of one run.
+    /// Simulated time of one run, in seconds.
     pub duration_s: f64,
-    /// Metrics (goodput, delay) count only what happens after this instant.
+    /// Metrics (goodput, delay) count only what happens after this instant; must be less than
+    /// duration_s.
     pub warmup_s: f64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TcpVariant {
     /// RFC 5681 fast retransmit / fast recovery; recovery ends on the first new ACK.
@@ -509,7 +595,7 @@ pub enum TcpVariant {
 }
 
 /// `tcp.congestion_control`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CongestionControlKind {
     /// RFC 5681 additive increase, multiplicative decrease to FlightSize / 2.
@@ -520,7 +606,7 @@ pub enum CongestionControlKind {
 
 /// A TCP stack as a paper's simulator or a host runs it: the defaults of every `tcp` key
 /// (docs/models/tcp.md, "Profiles"). Keys given explicitly override the profile's value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum TcpProfile {
     /// RFC 5681/6582/6298 as written; the model's defaults.
     #[serde(rename = "rfc")]
@@ -556,7 +642,7 @@ impl TcpProfile {
 }
 
 /// `tcp.rtt_sampling`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RttSamplingKind {
     /// A sample from every ACK that covers new data.
@@ -568,7 +654,7 @@ pub enum RttSamplingKind {
 }
 
 /// `tcp.rto_estimator`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RtoEstimatorKind {
     /// RFC 6298 in nanoseconds, G = `clock_granularity_ms`.
@@ -581,83 +667,106 @@ pub enum RtoEstimatorKind {
     Linux,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
-    /// The stack whose defaults the other keys take (resolved by the configuration layer).
+    /// The TCP stack whose defaults every other tcp key takes: 'rfc' (RFC 5681/6582/6298),
+    /// 'ns2-2.26' (Zeng's simulator), 'ns2-1999' (the ns-2 Reno Bai et al. ported), 'linux' (CUBIC,
+    /// SACK with PRR, timestamps, IW10, as a Linux host). Keys set explicitly override the profile
+    /// (docs/models/tcp.md).
     pub profile: TcpProfile,
+    /// Loss recovery: 'reno' (RFC 5681: recovery ends on the first new ACK), 'newreno' (RFC 6582:
+    /// partial ACKs retransmit, recovery ends when `recover` is acknowledged) or 'sack' (RFC 2018
+    /// SACK blocks and RFC 6675 recovery).
     pub variant: TcpVariant,
-    /// IP packet size of a full data segment; MSS = packet_size_bytes - header_bytes.
+    /// IP packet size of a full data segment, bytes; MSS = packet - header.
     pub packet_size_bytes: u32,
-    /// TCP/IP header bytes carried by every segment (40: no options).
+    /// TCP/IP header bytes on every segment (40: no options).
     pub header_bytes: u32,
-    /// Size of a pure ACK on the wire.
+    /// Size of a pure ACK on the wire, in bytes.
     pub ack_size_bytes: u32,
-    /// Initial congestion window in segments (the papers use 1).
+    /// Initial congestion window, in segments.
     pub initial_window_segments: u32,
-    /// Initial ssthresh in bytes; `None` means "arbitrarily high" (RFC 5681 §3.1).
+    /// Initial ssthresh in bytes; unset means arbitrarily high (RFC 5681 3.1). At least 2 MSS when
+    /// set.
     pub initial_ssthresh_bytes: Option<u64>,
-    /// Receiver buffer = maximum advertised window (64 KB as in the papers).
+    /// Receiver buffer = maximum advertised window, in bytes (at least one MSS).
     pub rwnd_bytes: u32,
-    /// The receiver buffer in segments (ns-2's `window_`, Bai et al.'s awnd); when set it
-    /// replaces `rwnd_bytes` by awnd_segments x MSS.
+    /// Receiver buffer in segments (ns-2's window_, Bai et al.'s awnd); when set it replaces
+    /// rwnd_bytes by awnd_segments x MSS.
     pub awnd_segments: Option<u32>,
-    /// RFC 7323 window scaling: without it the advertised window is capped at 65 535 bytes.
+    /// RFC 7323 window scaling; without it the advertised window is capped at 65535 bytes whatever
+    /// rwnd_bytes says.
     pub window_scaling: bool,
+    /// Initial retransmission timeout, ms.
     pub initial_rto_ms: f64,
+    /// Lower bound of the RTO, ms.
     pub min_rto_ms: f64,
+    /// Upper bound of the RTO (at least min_rto_ms), ms.
     pub max_rto_ms: f64,
-    /// Clock granularity G of RFC 6298 §2.
+    /// Clock granularity G of RFC 6298 section 2, ms.
     pub clock_granularity_ms: f64,
-    /// Acknowledge every `delack_count`-th in-order segment; 1 disables delayed ACKs.
+    /// Acknowledge every delack_count-th in-order segment; 1 disables delayed ACKs.
     pub delack_count: u32,
+    /// Delayed-ACK timer, ms.
     pub delack_timeout_ms: f64,
-    /// Which ACKs give RTT samples.
+    /// RTT samples from every ACK of new data ('every_ack'), from one timed segment at a time, one
+    /// per RTT ('timed_segment', ns-2 and BSD without timestamps), or from the echoed timestamp of
+    /// every ACK of new data ('timestamps', RFC 7323 RTTM; needs timestamps = true).
     pub rtt_sampling: RttSamplingKind,
-    /// How samples become an RTO.
+    /// 'rfc6298' (SRTT/RTTVAR in ns, G = clock_granularity_ms), 'ns2' (samples floored to ticks of
+    /// clock_granularity_ms, ns-2's fixed-point SRTT/RTTVAR and RTO) or 'linux' (RTO = SRTT +
+    /// max(largest 4 x mdev of the last window, min_rto_ms)).
     pub rto_estimator: RtoEstimatorKind,
-    /// RFC 3042 Limited Transmit.
+    /// RFC 3042 Limited Transmit: a new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
     /// Restart the retransmission timer at fast retransmit (ns-2).
     pub restart_timer_on_fast_retransmit: bool,
-    /// Reno: duplicate ACKs at or below HighTx-at-RTO start no fast retransmit (ns-2
-    /// `bugFix_`); NewReno always (RFC 6582).
+    /// Reno: duplicate ACKs at or below the highest sequence sent at an RTO start no fast
+    /// retransmit (ns-2 bugFix_; NewReno always does this, RFC 6582).
     pub reno_recover_after_rto: bool,
-    /// Reno: one fast retransmit per window of data (ns-2 `bugFix_`).
+    /// Reno: no second fast retransmit until an ACK passes the highest sequence sent at the first
+    /// (ns-2 bugFix_).
     pub reno_one_recovery_per_window: bool,
-    /// Recompute ssthresh on every expiry, not only the first for a segment (ns-2
-    /// `slowdown()`).
+    /// Recompute ssthresh on every RTO expiry (ns-2 slowdown()), not only on the first one for a
+    /// segment (RFC 5681).
     pub rto_ssthresh_every_expiry: bool,
-    /// What a loss halves: FlightSize (RFC 5681) or the window (ns-2).
+    /// What a loss reduces: 'flight_size' (RFC 5681 eq. 4), 'window' (ns-2: min(cwnd, receiver
+    /// window) in whole segments) or 'cwnd' (Linux: min(cwnd, receiver window)).
     pub ssthresh_basis: SsthreshBasisKind,
-    /// Duplicate ACKs whose fast retransmit the `recover` guard suppresses still inflate the
-    /// window (ns-2 Reno up to 2.26).
+    /// Duplicate ACKs whose fast retransmit the recover guard suppresses (after an RTO) still
+    /// inflate the window by 3 segments, then 1 per duplicate (ns-2 Reno up to 2.26).
     pub suppressed_dupack_inflation: bool,
-    /// Window growth: Reno (RFC 5681) or CUBIC (RFC 9438).
+    /// Window growth: 'reno' (RFC 5681) or 'cubic' (RFC 9438).
     pub congestion_control: CongestionControlKind,
-    /// CUBIC's multiplicative decrease factor β (RFC 9438 §4.6: 0.7).
+    /// CUBIC's multiplicative decrease factor (RFC 9438: 0.7).
     pub cubic_beta: f64,
-    /// CUBIC's C (RFC 9438 §5: 0.4).
+    /// CUBIC's C (RFC 9438: 0.4).
     pub cubic_c: f64,
     /// HyStart++ (RFC 9406) in slow start.
     pub hystart: bool,
-    /// Timestamps option on every segment (RFC 7323); header sizes must include its 12 B.
+    /// The timestamps option on every segment (RFC 7323); header_bytes and ack_size_bytes must then
+    /// include its 12 bytes (at least 52).
     pub timestamps: bool,
-    /// Proportional Rate Reduction in SACK recovery (RFC 6937).
+    /// Proportional Rate Reduction (RFC 6937) in SACK recovery; needs variant = 'sack'.
     pub prr: bool,
-    /// RFC 3465 L: at most this many segments added to cwnd per ACK in slow start; 0 = no
-    /// limit (Linux).
+    /// RFC 3465 L: at most this many segments added to cwnd per ACK in slow start; 0 = no limit
+    /// (Linux).
     pub abc_limit_segments: u32,
-    /// RFC 3465 byte counting in congestion avoidance (Reno).
+    /// RFC 3465 byte counting in congestion avoidance (one MSS per cwnd of acknowledged bytes)
+    /// instead of MSS^2/cwnd per ACK (Reno).
     pub ca_byte_counting: bool,
-    /// ACK each of the first this many in-order segments at once (Linux's quick-ACK mode).
+    /// ACK each of the first this many in-order segments at once (Linux's quick-ACK mode at the
+    /// start: 16); 0 = off.
     pub quickack_segments: u32,
-    /// Open each connection with a SYN; data flows once the SYN-ACK is back.
+    /// Open each connection with a SYN (header_bytes on the wire, timed, resent with backoff); data
+    /// flows once the SYN-ACK is back. Off: the connection exists from the flow's start (ns-2's
+    /// one-way TCP without syn_).
     pub syn: bool,
 }
 
 /// `tcp.ssthresh_basis`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SsthreshBasisKind {
     /// RFC 5681 eq. (4): max(FlightSize / 2, 2 SMSS).
@@ -668,42 +777,47 @@ pub enum SsthreshBasisKind {
     Cwnd,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct FlowsConfig {
-    /// Number of bulk (FTP) flows from the server to the client.
+    /// Number of flows (per UE with access.kind = 'lte').
     pub count: u32,
-    /// Start of the first flow.
+    /// Start of the first flow, seconds.
     pub start_s: f64,
-    /// Flow i starts at start_s + i * stagger_s, unless `start_times_s` is given.
+    /// Flow i starts at start_s + i * stagger_s (unless start_times_s is set).
     pub stagger_s: f64,
-    /// Explicit start time per flow; its length must equal `count`.
+    /// Explicit start time of every flow, seconds; exactly `count` values.
     pub start_times_s: Option<Vec<f64>>,
-    /// Each flow starts a random U(0, start_jitter_s) later, drawn from the flow's own stream,
-    /// so that replications of an otherwise deterministic scenario differ.
+    /// Each flow starts a random U(0, start_jitter_s) seconds later (drawn per run from the flow's
+    /// own stream), so replications of a loss-free scenario differ.
     pub start_jitter_s: f64,
-    /// Bytes each flow's application sends (a file transfer); `None`: unlimited bulk.
+    /// Bytes each flow's application sends (a file transfer; its completion time is the metric
+    /// flows.<i>.completion_s); unset = unlimited bulk.
     pub size_bytes: Option<u64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct LinkConfig {
+    /// Name used in metric keys (letters, digits, '_' and '-'); unique per scenario.
     pub name: String,
+    /// Transmission rate, kbit/s (1 kbit = 1000 bit).
     pub rate_kbps: f64,
-    /// One-way propagation delay.
+    /// One-way propagation delay, ms.
     pub delay_ms: f64,
-    /// Probability that a data packet (server -> client direction) is lost on this link.
+    /// Probability that a data packet (server -> client) is lost here.
     pub loss_rate: f64,
-    /// Probability that an ACK (client -> server direction) is lost on this link.
+    /// Probability that an ACK (client -> server) is lost here.
     pub ack_loss_rate: f64,
-    /// Queue at the input of this link, one per direction.
+    // Queue at the input of this link, one per direction.
+    /// Queue of this link.
     pub queue: QueueConfig,
-    /// A per-packet delay process (with reordering and spikes) instead of `delay_ms`.
+    /// A per-packet delay process (reordering, spikes) instead of delay_ms; unset = the constant
+    /// delay_ms.
     pub variable_delay: Option<VariableDelayConfig>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DelayProcessKind {
     Constant,
@@ -713,7 +827,7 @@ pub enum DelayProcessKind {
     Trace,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DelayDirections {
     Both,
@@ -722,20 +836,26 @@ pub enum DelayDirections {
 }
 
 /// One level of a Markov-modulated delay.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct DelayLevelConfig {
+    /// One-way delay at this level, ms.
     pub delay_ms: f64,
+    /// Mean time the chain stays at this level, ms (exponential).
     pub mean_sojourn_ms: f64,
 }
 
 /// A scheduled stall or added delay on a link.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct SpikeConfig {
+    /// Start of the spike, s.
     pub start_s: f64,
+    /// Length of the spike, s.
     pub duration_s: f64,
+    /// Delay added to packets sent during the spike, ms.
     pub extra_ms: f64,
+    /// Nothing leaves the link during the spike: arrivals in it wait for its end.
     pub stall: bool,
 }
 
@@ -760,27 +880,33 @@ impl Default for SpikeConfig {
 }
 
 /// The per-packet one-way delay of a link (docs/models/variable-delay-link.md).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct VariableDelayConfig {
+    /// 'constant' (mean_ms), 'uniform' (mean_ms +- half_width_ms), 'normal' (mean_ms, std_ms, at
+    /// least floor_ms), 'markov' (levels) or 'trace' (trace).
     pub process: DelayProcessKind,
-    /// constant: the delay; uniform, normal: the mean.
+    /// Delay (constant) or mean delay, ms.
     pub mean_ms: f64,
-    /// uniform: delays in [mean - half_width, mean + half_width].
+    /// uniform: half the width of the range, at most mean_ms, ms.
     pub half_width_ms: f64,
-    /// normal: standard deviation, and the floor draws are raised to.
+    // normal: standard deviation, and the floor draws are raised to.
+    /// normal: standard deviation, ms.
     pub std_ms: f64,
+    /// normal: smaller draws are raised to this, ms.
     pub floor_ms: f64,
-    /// markov: the levels and their mean sojourn times.
+    /// markov: delay levels; the chain jumps to another level, uniformly, after an exponential
+    /// sojourn.
     pub levels: Vec<DelayLevelConfig>,
-    /// trace: (from time s, delay ms) points, a step function.
+    /// trace: [from_s, delay_ms] points, times increasing; a step function.
     pub trace: Vec<[f64; 2]>,
-    /// Forbid reordering (a packet never arrives before one sent earlier).
+    /// Forbid reordering: no packet arrives before one sent earlier.
     pub fifo: bool,
-    /// The process starts here; before, packets take its nominal delay.
+    /// The process starts here; before, packets take its nominal delay, s.
     pub start_s: f64,
-    /// Which directions of the link the process applies to (the other keeps delay_ms).
+    /// Directions the process applies to; the other keeps delay_ms.
     pub directions: DelayDirections,
+    /// Scheduled spikes.
     pub spikes: Vec<SpikeConfig>,
 }
 
@@ -803,6 +929,32 @@ impl Default for VariableDelayConfig {
 }
 
 impl VariableDelayConfig {
+    /// Every field in its bounds, whether the process uses it or not, then the process's own
+    /// consistency ([`VariableDelayConfig::params`]).
+    fn collect(&self, key: &str, p: &mut Problems) {
+        for (name, v) in [
+            ("mean_ms", self.mean_ms),
+            ("half_width_ms", self.half_width_ms),
+            ("std_ms", self.std_ms),
+            ("floor_ms", self.floor_ms),
+        ] {
+            delay_ms(&format!("{key}.{name}"), v).note(p);
+        }
+        for (i, l) in self.levels.iter().enumerate() {
+            delay_ms(&format!("{key}.levels.{i}.delay_ms"), l.delay_ms).note(p);
+            timer_ms(
+                &format!("{key}.levels.{i}.mean_sojourn_ms"),
+                l.mean_sojourn_ms,
+            )
+            .note(p);
+        }
+        for (i, [t, d]) in self.trace.iter().enumerate() {
+            finite_nonneg(&format!("{key}.trace.{i}"), *t).note(p);
+            delay_ms(&format!("{key}.trace.{i}"), *d).note(p);
+        }
+        self.params(key).note(p);
+    }
+
     /// The engine's parameters; validated (with `key` as the prefix of error keys) first.
     pub fn params(&self, key: &str) -> Result<VariableDelayParams, ConfigError> {
         let ms = |name: &str, v: f64| delay_ms(&format!("{key}.{name}"), v).map(|_| millis(v));
@@ -899,7 +1051,7 @@ impl VariableDelayConfig {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PacingRuleKind {
     SrttPerWindow,
@@ -907,19 +1059,30 @@ pub enum PacingRuleKind {
 }
 
 /// The ACK controller at the base station (docs/models/bs-ack-controller.md).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct BsAckConfig {
+    /// Run the controller at the BS.
     pub enabled: bool,
-    /// Name of the BS -> MH link (the BS is the node before it); "" = the last link.
+    /// Name of the BS -> mobile host link (the BS is the node before it); '' = the last link.
     pub link: String,
+    /// EWMA gain of the BS-MH sRTT.
     pub g: f64,
+    /// Duplicate ACKs from the mobile host that signal a loss on this link; the threshold-th gives
+    /// the fixed host its third.
     pub dup_ack_thresh: u32,
+    /// Pace the ACKs to the fixed host with the txTimer.
     pub pacing: bool,
+    /// txTimer interval: pace_factor x sRTT / (packets downstream of the BS) or pace_factor x sRTT.
     pub pacing_rule: PacingRuleKind,
+    /// Multiplies the pacing interval.
     pub pace_factor: f64,
+    /// sRTT before the first sample; unset: from the first sample.
     pub initial_srtt_ms: Option<f64>,
+    /// Longest an ACK may wait in the BS queue; unset: no bound.
     pub max_ack_wait_ms: Option<f64>,
+    /// A BS reply that would be the third consecutive duplicate is withheld unless no ACK went to
+    /// the flow for this long.
     pub reply_reset_after_ms: f64,
 }
 
@@ -943,7 +1106,12 @@ impl Default for BsAckConfig {
 impl BsAckConfig {
     /// The controller's parameters; None when disabled.
     pub fn params(&self) -> Option<BsAckParams> {
-        self.enabled.then(|| BsAckParams {
+        self.enabled.then(|| self.controller_params())
+    }
+
+    /// The controller's parameters as configured, enabled or not.
+    fn controller_params(&self) -> BsAckParams {
+        BsAckParams {
             g: self.g,
             dup_ack_thresh: self.dup_ack_thresh,
             pacing: self.pacing,
@@ -955,7 +1123,7 @@ impl BsAckConfig {
             initial_srtt: self.initial_srtt_ms.map(millis),
             max_ack_wait: self.max_ack_wait_ms.map(millis),
             reply_reset_after: millis(self.reply_reset_after_ms),
-        })
+        }
     }
 
     /// Index of the BS -> MH link in `links`.
@@ -968,19 +1136,21 @@ impl BsAckConfig {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum QueueDiscipline {
     DropTail,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct QueueConfig {
+    /// Only 'droptail' for now.
     pub discipline: QueueDiscipline,
-    /// Packets waiting (not counting the one being transmitted).
+    /// Packets that may wait (not counting the one being transmitted).
     pub limit_packets: u32,
-    /// Optional byte limit on the waiting packets; both limits apply when both are set.
+    /// Optional byte limit on the waiting packets (at least tcp.packet_size_bytes); both limits
+    /// apply when both are set.
     pub limit_bytes: Option<u64>,
 }
 
@@ -1216,46 +1386,49 @@ impl Default for ScenarioConfig {
 }
 
 impl ChannelConfig {
-    fn validate(&self, key: &str) -> Result<(), ConfigError> {
-        match self.model {
-            ChannelKind::None => Ok(()),
-            ChannelKind::Iid => probability(&format!("{key}.fer"), self.fer),
-            ChannelKind::Markov => {
-                check(
-                    self.fer > 0.0 && self.fer < 1.0,
-                    &format!("{key}.fer"),
-                    self.fer,
-                    "a block error rate in (0, 1) for the markov model",
-                )?;
-                positive(&format!("{key}.fd_t"), self.fd_t)
-            }
+    /// `fer` and `fd_t` are checked whatever the model uses (a value that means nothing to the
+    /// model chosen is still a mistake to report).
+    fn collect(&self, key: &str, p: &mut Problems) {
+        if self.model == ChannelKind::Markov {
+            check(
+                self.fer > 0.0 && self.fer < 1.0,
+                &format!("{key}.fer"),
+                self.fer,
+                "a block error rate in (0, 1) for the markov model",
+            )
+            .note(p);
         }
+        probability(&format!("{key}.fer"), self.fer).note(p);
+        positive(&format!("{key}.fd_t"), self.fd_t).note(p);
     }
 }
 
 impl BufferConfig {
     /// Checks the per-user buffer's settings; `prefix` is its key path (`access.buffer`).
-    pub(crate) fn validate(&self, prefix: &str) -> Result<(), ConfigError> {
+    pub(crate) fn collect(&self, prefix: &str, p: &mut Problems) {
         let b = self;
         check(
             b.limit_sdus >= 1,
             &format!("{prefix}.limit_sdus"),
             b.limit_sdus,
             "an integer >= 1",
-        )?;
-        finite_nonneg(&format!("{prefix}.red.min_th_sdus"), b.red.min_th_sdus)?;
+        )
+        .note(p);
+        finite_nonneg(&format!("{prefix}.red.min_th_sdus"), b.red.min_th_sdus).note(p);
         check(
             b.red.max_th_sdus.is_finite() && b.red.max_th_sdus > b.red.min_th_sdus,
             &format!("{prefix}.red.max_th_sdus"),
             b.red.max_th_sdus,
             &format!("a number greater than {prefix}.red.min_th_sdus"),
-        )?;
+        )
+        .note(p);
         check(
             b.red.max_p > 0.0 && b.red.max_p <= 1.0,
             &format!("{prefix}.red.max_p"),
             b.red.max_p,
             "a probability in (0, 1]",
-        )?;
+        )
+        .note(p);
         // minth must lie below maxth (the limit) only when SBD is in use.
         check(
             b.sbd.min_th_sdus.is_finite()
@@ -1265,47 +1438,50 @@ impl BufferConfig {
             &format!("{prefix}.sbd.min_th_sdus"),
             b.sbd.min_th_sdus,
             &format!("a number >= 0 and below {prefix}.limit_sdus (SBD's maxth)"),
-        )?;
-        timer_ms(&format!("{prefix}.sbd.t_r_ms"), b.sbd.t_r_ms)?;
-        positive(&format!("{prefix}.sbd.alpha_bits"), b.sbd.alpha_bits)?;
-        timer_ms(&format!("{prefix}.codel.target_ms"), b.codel.target_ms)?;
-        timer_ms(&format!("{prefix}.codel.interval_ms"), b.codel.interval_ms)?;
-        timer_ms(&format!("{prefix}.pie.qdelay_ref_ms"), b.pie.qdelay_ref_ms)?;
-        timer_ms(&format!("{prefix}.pie.t_update_ms"), b.pie.t_update_ms)?;
-        positive(&format!("{prefix}.pie.alpha"), b.pie.alpha)?;
-        positive(&format!("{prefix}.pie.beta"), b.pie.beta)?;
-        delay_ms(&format!("{prefix}.pie.max_burst_ms"), b.pie.max_burst_ms)?;
-        Ok(())
+        )
+        .note(p);
+        timer_ms(&format!("{prefix}.sbd.t_r_ms"), b.sbd.t_r_ms).note(p);
+        positive(&format!("{prefix}.sbd.alpha_bits"), b.sbd.alpha_bits).note(p);
+        timer_ms(&format!("{prefix}.codel.target_ms"), b.codel.target_ms).note(p);
+        timer_ms(&format!("{prefix}.codel.interval_ms"), b.codel.interval_ms).note(p);
+        timer_ms(&format!("{prefix}.pie.qdelay_ref_ms"), b.pie.qdelay_ref_ms).note(p);
+        timer_ms(&format!("{prefix}.pie.t_update_ms"), b.pie.t_update_ms).note(p);
+        positive(&format!("{prefix}.pie.alpha"), b.pie.alpha).note(p);
+        positive(&format!("{prefix}.pie.beta"), b.pie.beta).note(p);
+        delay_ms(&format!("{prefix}.pie.max_burst_ms"), b.pie.max_burst_ms).note(p);
     }
 }
 
 impl UmtsConfig {
-    fn validate(&self) -> Result<(), ConfigError> {
-        period_ms("access.tti_ms", self.tti_ms)?;
+    fn collect(&self, p: &mut Problems) {
+        period_ms("access.tti_ms", self.tti_ms).note(p);
         check(
             self.pdus_per_tti >= 1,
             "access.pdus_per_tti",
             self.pdus_per_tti,
             "an integer >= 1",
-        )?;
+        )
+        .note(p);
         check(
             self.pdu_payload_bytes > self.li_bytes && self.li_bytes >= 1,
             "access.pdu_payload_bytes",
             self.pdu_payload_bytes,
             "an integer greater than access.li_bytes (>= 1)",
-        )?;
-        delay_ms("access.one_way_delay_ms", self.one_way_delay_ms)?;
+        )
+        .note(p);
+        delay_ms("access.one_way_delay_ms", self.one_way_delay_ms).note(p);
         if let Some(o) = self.ue_tti_offset_ms {
             check(
                 o.is_finite() && o >= 0.0 && o < self.tti_ms,
                 "access.ue_tti_offset_ms",
                 o,
                 "a time in [0, access.tti_ms) ms, or unset (one_way_delay_ms mod tti_ms)",
-            )?;
+            )
+            .note(p);
         }
-        self.downlink.validate("access.downlink")?;
+        self.downlink.collect("access.downlink", p);
         if let Some(u) = &self.uplink {
-            u.validate("access.uplink")?;
+            u.collect("access.uplink", p);
         }
         let r = &self.rlc;
         check(
@@ -1313,37 +1489,56 @@ impl UmtsConfig {
             "access.rlc.window_pdus",
             r.window_pdus,
             "an integer in 1..=2047 (half the 12-bit SN space)",
-        )?;
+        )
+        .note(p);
         check(
             r.max_dat >= 2,
             "access.rlc.max_dat",
             r.max_dat,
             "an integer >= 2 (a PDU is sent at most max_dat - 1 times)",
-        )?;
-        timer_ms("access.rlc.poll_timer_ms", r.poll_timer_ms)?;
-        timer_or_off_ms("access.rlc.poll_prohibit_ms", r.poll_prohibit_ms)?;
-        timer_or_off_ms("access.rlc.status_prohibit_ms", r.status_prohibit_ms)?;
-        positive("access.rlc.poll_window_pct", r.poll_window_pct)?;
-        timer_ms("access.rlc.mrw_timer_ms", r.mrw_timer_ms)?;
-        self.buffer.validate("access.buffer")?;
+        )
+        .note(p);
+        timer_ms("access.rlc.poll_timer_ms", r.poll_timer_ms).note(p);
+        timer_or_off_ms("access.rlc.poll_prohibit_ms", r.poll_prohibit_ms).note(p);
+        timer_or_off_ms("access.rlc.status_prohibit_ms", r.status_prohibit_ms).note(p);
+        positive("access.rlc.poll_window_pct", r.poll_window_pct).note(p);
+        timer_ms("access.rlc.mrw_timer_ms", r.mrw_timer_ms).note(p);
+        self.buffer.collect("access.buffer", p);
         let a = &self.ack_control;
-        finite_nonneg("access.ack_control.minth_sdus", a.minth_sdus)?;
+        finite_nonneg("access.ack_control.minth_sdus", a.minth_sdus).note(p);
         check(
             a.maxth_sdus.is_finite() && a.maxth_sdus > a.minth_sdus,
             "access.ack_control.maxth_sdus",
             a.maxth_sdus,
             "a number greater than access.ack_control.minth_sdus",
-        )?;
-        delay_ms("access.ack_control.mind_ms", a.mind_ms)?;
-        delay_ms("access.ack_control.maxd_ms", a.maxd_ms)?;
+        )
+        .note(p);
+        delay_ms("access.ack_control.mind_ms", a.mind_ms).note(p);
+        delay_ms("access.ack_control.maxd_ms", a.maxd_ms).note(p);
         check(
             a.maxd_ms >= a.mind_ms,
             "access.ack_control.maxd_ms",
             a.maxd_ms,
             "a number >= access.ack_control.mind_ms",
-        )?;
-        finite_nonneg("access.ack_control.alpha", a.alpha)?;
-        Ok(())
+        )
+        .note(p);
+        finite_nonneg("access.ack_control.alpha", a.alpha).note(p);
+    }
+}
+
+/// The problems of a document, collected rather than returned one at a time.
+pub(crate) type Problems = Vec<ConfigError>;
+
+/// Record a check's problem and go on with the next check.
+pub(crate) trait Note {
+    fn note(self, p: &mut Problems);
+}
+
+impl<T> Note for Result<T, ConfigError> {
+    fn note(self, p: &mut Problems) {
+        if let Err(e) = self {
+            p.push(e);
+        }
     }
 }
 
@@ -1355,6 +1550,7 @@ fn check(ok: bool, key: &str, value: impl ToString, allowed: &str) -> Result<(),
             key: key.to_string(),
             value: value.to_string(),
             allowed: allowed.to_string(),
+            unknown_key: false,
         })
     }
 }
@@ -1441,34 +1637,60 @@ fn probability(key: &str, v: f64) -> Result<(), ConfigError> {
 }
 
 impl ScenarioConfig {
-    /// Parse a resolved JSON document (as produced by the Python front) and validate it.
+    /// Parse a JSON document and validate it: the first problem of
+    /// [`ScenarioConfig::from_partial_json`] (keys left out take their defaults).
     pub fn from_json(text: &str) -> Result<Self, ConfigError> {
-        let cfg: ScenarioConfig = serde_json::from_str(text).map_err(|e| ConfigError {
-            key: "<document>".into(),
-            value: String::new(),
-            allowed: e.to_string(),
-        })?;
-        cfg.validate()?;
-        Ok(cfg)
+        Self::from_partial_json(text).map_err(|p| {
+            p.into_iter()
+                .next()
+                .unwrap_or_else(|| ConfigError::new("<document>", "", "a scenario document"))
+        })
     }
 
-    /// Check every value the simulation relies on; the error names the key, the value and what
-    /// is allowed.
+    /// Resolve a partial JSON document (the keys it leaves out take their defaults): the
+    /// scenario, or every problem of the document ([`resolve::resolve`]).
+    pub fn from_partial_json(text: &str) -> Result<Self, Vec<ConfigError>> {
+        let doc: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| vec![ConfigError::new("<document>", "", e.to_string())])?;
+        resolve::resolve(&doc)
+    }
+
+    /// The first problem of [`ScenarioConfig::problems`], if any.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        match self.problems().into_iter().next() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Every value the simulation cannot use, one problem per key (the first found), each
+    /// naming the key, the value and what is allowed.
+    pub fn problems(&self) -> Vec<ConfigError> {
+        let mut p = Problems::new();
+        self.collect(&mut p);
+        let mut seen = std::collections::HashSet::new();
+        p.retain(|e| seen.insert(e.key.clone()));
+        p
+    }
+
+    /// Check every value the simulation relies on.
+    fn collect(&self, p: &mut Problems) {
         let s = &self.simulation;
         check(
             s.duration_s > 0.0 && s.duration_s <= bounds::DURATION_MAX_S,
             "simulation.duration_s",
             s.duration_s,
             "a duration in (0, 1e7] s (at most about 116 days)",
-        )?;
-        finite_nonneg("simulation.warmup_s", s.warmup_s)?;
+        )
+        .note(p);
+        finite_nonneg("simulation.warmup_s", s.warmup_s).note(p);
         check(
             s.warmup_s < s.duration_s,
             "simulation.warmup_s",
             s.warmup_s,
             "less than simulation.duration_s",
-        )?;
+        )
+        .note(p);
 
         let t = &self.tcp;
         check(
@@ -1476,65 +1698,74 @@ impl ScenarioConfig {
             "tcp.header_bytes",
             t.header_bytes,
             "an integer >= 20",
-        )?;
+        )
+        .note(p);
         check(
             t.packet_size_bytes > t.header_bytes,
             "tcp.packet_size_bytes",
             t.packet_size_bytes,
             "an integer greater than tcp.header_bytes",
-        )?;
+        )
+        .note(p);
         check(
             t.ack_size_bytes >= 20,
             "tcp.ack_size_bytes",
             t.ack_size_bytes,
             "an integer >= 20",
-        )?;
+        )
+        .note(p);
         check(
             t.initial_window_segments >= 1,
             "tcp.initial_window_segments",
             t.initial_window_segments,
             "an integer >= 1",
-        )?;
-        let mss = (t.packet_size_bytes - t.header_bytes) as u64;
+        )
+        .note(p);
+        let mss = t.packet_size_bytes.saturating_sub(t.header_bytes) as u64;
         if let Some(ss) = t.initial_ssthresh_bytes {
             check(
                 ss >= 2 * mss,
                 "tcp.initial_ssthresh_bytes",
                 ss,
-                "at least 2 MSS (RFC 5681 lower bound)",
-            )?;
+                &format!("at least 2 MSS = {} bytes (RFC 5681 lower bound)", 2 * mss),
+            )
+            .note(p);
         }
         check(
             t.rwnd_bytes as u64 >= mss,
             "tcp.rwnd_bytes",
             t.rwnd_bytes,
-            "at least one MSS",
-        )?;
+            &format!("at least one MSS = {mss} bytes"),
+        )
+        .note(p);
         if let Some(a) = t.awnd_segments {
             check(
                 a >= 1 && a as u64 * mss <= u32::MAX as u64,
                 "tcp.awnd_segments",
                 a,
                 "an integer >= 1 whose window (x MSS) fits in 32 bits",
-            )?;
+            )
+            .note(p);
         }
-        timer_ms("tcp.initial_rto_ms", t.initial_rto_ms)?;
-        timer_ms("tcp.min_rto_ms", t.min_rto_ms)?;
-        timer_ms("tcp.max_rto_ms", t.max_rto_ms)?;
+        timer_ms("tcp.initial_rto_ms", t.initial_rto_ms).note(p);
+        timer_ms("tcp.min_rto_ms", t.min_rto_ms).note(p);
+        timer_ms("tcp.max_rto_ms", t.max_rto_ms).note(p);
         check(
             t.max_rto_ms >= t.min_rto_ms,
             "tcp.max_rto_ms",
             t.max_rto_ms,
             "at least tcp.min_rto_ms",
-        )?;
-        delay_ms("tcp.clock_granularity_ms", t.clock_granularity_ms)?;
+        )
+        .note(p);
+        delay_ms("tcp.clock_granularity_ms", t.clock_granularity_ms).note(p);
         check(
             t.delack_count >= 1,
             "tcp.delack_count",
             t.delack_count,
             "an integer >= 1 (1 disables delayed ACKs)",
-        )?;
-        timer_ms("tcp.delack_timeout_ms", t.delack_timeout_ms)?;
+        )
+        .note(p);
+        timer_ms("tcp.delack_timeout_ms", t.delack_timeout_ms).note(p);
         if t.timestamps {
             // RFC 7323 §3: the option takes 10 octets, 12 with the two NOPs before it.
             check(
@@ -1542,50 +1773,58 @@ impl ScenarioConfig {
                 "tcp.header_bytes",
                 t.header_bytes,
                 "at least 52 with tcp.timestamps = true (40 B TCP/IP + 12 B option)",
-            )?;
+            )
+            .note(p);
             check(
                 t.ack_size_bytes >= 52,
                 "tcp.ack_size_bytes",
                 t.ack_size_bytes,
                 "at least 52 with tcp.timestamps = true (40 B TCP/IP + 12 B option)",
-            )?;
+            )
+            .note(p);
         }
         check(
             t.rtt_sampling != RttSamplingKind::Timestamps || t.timestamps,
             "tcp.rtt_sampling",
             "timestamps",
             "'every_ack' or 'timed_segment' unless tcp.timestamps = true",
-        )?;
+        )
+        .note(p);
         check(
             !t.prr || t.variant == TcpVariant::Sack,
             "tcp.prr",
             t.prr,
             "false unless tcp.variant = 'sack' (PRR runs on the SACK pipe estimate)",
-        )?;
+        )
+        .note(p);
         check(
             t.cubic_beta > 0.0 && t.cubic_beta < 1.0,
             "tcp.cubic_beta",
             t.cubic_beta,
             "a factor in (0, 1)",
-        )?;
+        )
+        .note(p);
         check(
             t.cubic_c > 0.0 && t.cubic_c <= 100.0,
             "tcp.cubic_c",
             t.cubic_c,
             "a constant in (0, 100]",
-        )?;
+        )
+        .note(p);
         check(
             t.quickack_segments <= 1_000_000,
             "tcp.quickack_segments",
             t.quickack_segments,
             "an integer in 0..=1000000",
-        )?;
+        )
+        .note(p);
         check(
             t.abc_limit_segments <= 1_000_000,
             "tcp.abc_limit_segments",
             t.abc_limit_segments,
             "an integer in 0..=1000000 (0 = no limit)",
-        )?;
+        )
+        .note(p);
 
         let f = &self.flows;
         check(
@@ -1593,76 +1832,93 @@ impl ScenarioConfig {
             "flows.count",
             f.count,
             "an integer in 1..=10000",
-        )?;
-        finite_nonneg("flows.start_s", f.start_s)?;
-        finite_nonneg("flows.stagger_s", f.stagger_s)?;
-        finite_nonneg("flows.start_jitter_s", f.start_jitter_s)?;
+        )
+        .note(p);
+        finite_nonneg("flows.start_s", f.start_s).note(p);
+        finite_nonneg("flows.stagger_s", f.stagger_s).note(p);
+        finite_nonneg("flows.start_jitter_s", f.start_jitter_s).note(p);
         if let Some(b) = f.size_bytes {
             check(
                 (1..=1u64 << 50).contains(&b),
                 "flows.size_bytes",
                 b,
                 "a size in 1..=2^50 bytes (unset = unlimited)",
-            )?;
+            )
+            .note(p);
         }
         if let Some(times) = &f.start_times_s {
             check(
                 times.len() == f.count as usize,
                 "flows.start_times_s",
                 format!("{} values", times.len()),
-                "exactly flows.count values",
-            )?;
+                &format!("exactly flows.count = {} values", f.count),
+            )
+            .note(p);
             for (i, &x) in times.iter().enumerate() {
-                finite_nonneg(&format!("flows.start_times_s.{i}"), x)?;
+                finite_nonneg(&format!("flows.start_times_s.{i}"), x).note(p);
             }
         }
 
-        check(!self.links.is_empty(), "links", "[]", "at least one link")?;
+        check(!self.links.is_empty(), "links", "[]", "at least one link").note(p);
         for (i, l) in self.links.iter().enumerate() {
+            check(
+                !l.name.is_empty()
+                    && l.name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+                &format!("links.{i}.name"),
+                format!("{:?}", l.name),
+                "a non-empty name of letters, digits, '_' and '-'",
+            )
+            .note(p);
             if let Some(j) = self.links[..i].iter().position(|o| o.name == l.name) {
                 check(
                     false,
                     &format!("links.{i}.name"),
                     format!("{:?}", l.name),
                     &format!("a name not used by another link (links.{j} has it)"),
-                )?;
+                )
+                .note(p);
             }
         }
         for (i, l) in self.links.iter().enumerate() {
-            rate_kbps(&format!("links.{i}.rate_kbps"), l.rate_kbps)?;
-            delay_ms(&format!("links.{i}.delay_ms"), l.delay_ms)?;
-            probability(&format!("links.{i}.loss_rate"), l.loss_rate)?;
-            probability(&format!("links.{i}.ack_loss_rate"), l.ack_loss_rate)?;
+            rate_kbps(&format!("links.{i}.rate_kbps"), l.rate_kbps).note(p);
+            delay_ms(&format!("links.{i}.delay_ms"), l.delay_ms).note(p);
+            probability(&format!("links.{i}.loss_rate"), l.loss_rate).note(p);
+            probability(&format!("links.{i}.ack_loss_rate"), l.ack_loss_rate).note(p);
             check(
                 l.queue.limit_packets >= 1,
                 &format!("links.{i}.queue.limit_packets"),
                 l.queue.limit_packets,
                 "an integer >= 1",
-            )?;
+            )
+            .note(p);
             if let Some(b) = l.queue.limit_bytes {
                 check(
                     b >= t.packet_size_bytes as u64,
                     &format!("links.{i}.queue.limit_bytes"),
                     b,
                     "at least tcp.packet_size_bytes",
-                )?;
+                )
+                .note(p);
             }
         }
         match &self.access {
             AccessConfig::Wired(_) => {}
-            AccessConfig::Umts(r) => r.validate()?,
-            AccessConfig::Rlp(r) => r.validate()?,
-            AccessConfig::Lte(l) => l.validate()?,
+            AccessConfig::Umts(r) => r.collect(p),
+            AccessConfig::Rlp(r) => r.collect(p),
+            AccessConfig::Lte(l) => l.collect(p),
         }
         check(
             self.total_flows() <= 100_000,
             "flows.count",
             self.flows.count,
             "at most 100000 flows in all (flows.count per UE x access.ues)",
-        )?;
+        )
+        .note(p);
         for (i, l) in self.links.iter().enumerate() {
             if let Some(v) = &l.variable_delay {
-                v.params(&format!("links.{i}.variable_delay"))?;
+                v.collect(&format!("links.{i}.variable_delay"), p);
             }
         }
         let b = &self.bs_ack;
@@ -1672,28 +1928,41 @@ impl ScenarioConfig {
                 idx.is_some_and(|i| i >= 1),
                 "bs_ack.link",
                 format!("{:?}", b.link),
-                "the name of a link other than the first (the BS is the node before it), \
-                 or \"\" for the last link",
-            )?;
-            check(
-                b.pace_factor.is_finite() && b.pace_factor > 0.0 && b.pace_factor <= 1000.0,
-                "bs_ack.pace_factor",
-                b.pace_factor,
-                "a number in (0, 1000]",
-            )?;
-            if let Some(v) = b.initial_srtt_ms {
-                timer_ms("bs_ack.initial_srtt_ms", v)?;
-            }
-            if let Some(v) = b.max_ack_wait_ms {
-                timer_ms("bs_ack.max_ack_wait_ms", v)?;
-            }
-            timer_ms("bs_ack.reply_reset_after_ms", b.reply_reset_after_ms)?;
-            // g and dupAckThresh: the controller's own checks (the ones its constructor relies on).
-            if let Some(p) = b.params() {
-                p.validate().map_err(|e| e.at("bs_ack"))?;
-            }
+                &format!(
+                    "the name of a link other than the first ({}; the BS is the node before \
+                     it), or \"\" for the last link",
+                    match self.links.get(1..) {
+                        Some(rest) if !rest.is_empty() => rest
+                            .iter()
+                            .map(|l| l.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        _ => "none".into(),
+                    }
+                ),
+            )
+            .note(p);
         }
-        Ok(())
+        // The controller's settings are checked whether it runs or not.
+        check(
+            b.pace_factor.is_finite() && b.pace_factor > 0.0 && b.pace_factor <= 1000.0,
+            "bs_ack.pace_factor",
+            b.pace_factor,
+            "a number in (0, 1000]",
+        )
+        .note(p);
+        if let Some(v) = b.initial_srtt_ms {
+            timer_ms("bs_ack.initial_srtt_ms", v).note(p);
+        }
+        if let Some(v) = b.max_ack_wait_ms {
+            timer_ms("bs_ack.max_ack_wait_ms", v).note(p);
+        }
+        timer_ms("bs_ack.reply_reset_after_ms", b.reply_reset_after_ms).note(p);
+        // g and dupAckThresh: the controller's own checks (the ones its constructor relies on).
+        b.controller_params()
+            .validate()
+            .map_err(|e| e.at("bs_ack"))
+            .note(p);
     }
 
     /// Flows in the scenario: `flows.count` per UE host.

@@ -246,6 +246,7 @@ impl Emulator {
                     key: "access.ues".into(),
                     value: cfg.access.ue_count().to_string(),
                     allowed: "1 (the emulation carries one UE)".into(),
+                    unknown_key: false,
                 });
             }
         }
