@@ -14,7 +14,7 @@
 //! buffer when VT(A) passes their last PDU; the MRW procedure is retried until acknowledged
 //! (no MaxMRW / RLC RESET); no piggybacked STATUS.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
 use crate::engine::Time;
 use crate::packet::Packet;
@@ -130,6 +130,83 @@ struct RxPdu {
     ends: Vec<SduEnd>,
 }
 
+/// The PDUs of one side of the entity, keyed by SN, in a ring of slots indexed by SN modulo a
+/// power of two at least the window. The SNs held always lie within one window: in
+/// [VT(A), VT(S)) with VT(S) <= VT(MS) = VT(A) + VT(WS) for the transmitter, in
+/// [VR(R), VR(MR)) for the receiver (the state variables of TS 25.322 §9.4) - the bound that
+/// lets the real protocol count SNs modulo 4096. So two SNs held never share a slot, and each
+/// access is an index instead of a tree search. Each slot keeps the SN it holds, so a lookup
+/// of an SN outside the window finds nothing.
+#[derive(Debug, Clone)]
+struct SnRing<T> {
+    slots: Vec<Option<(u32, T)>>,
+    mask: u32,
+}
+
+impl<T> SnRing<T> {
+    fn new(window: u32) -> Self {
+        let cap = window.max(1).next_power_of_two();
+        Self {
+            slots: (0..cap).map(|_| None).collect(),
+            mask: cap - 1,
+        }
+    }
+
+    #[inline]
+    fn slot(&self, sn: u32) -> usize {
+        (sn & self.mask) as usize
+    }
+
+    #[inline]
+    fn get(&self, sn: u32) -> Option<&T> {
+        match &self.slots[self.slot(sn)] {
+            Some((s, t)) if *s == sn => Some(t),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn get_mut(&mut self, sn: u32) -> Option<&mut T> {
+        let i = self.slot(sn);
+        match &mut self.slots[i] {
+            Some((s, t)) if *s == sn => Some(t),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn contains(&self, sn: u32) -> bool {
+        self.get(sn).is_some()
+    }
+
+    /// Hold `t` under `sn`. Its slot must be free: an SN one capacity apart still held would
+    /// mean the window bound was broken.
+    #[inline]
+    fn insert(&mut self, sn: u32, t: T) {
+        let i = self.slot(sn);
+        assert!(
+            self.slots[i].as_ref().is_none_or(|(s, _)| *s == sn),
+            "SN {sn} outside the window of the SNs held"
+        );
+        self.slots[i] = Some((sn, t));
+    }
+
+    /// The SNs held, in slot order (for the invariant checks of debug builds).
+    #[cfg(debug_assertions)]
+    fn held(&self) -> impl Iterator<Item = u32> + '_ {
+        self.slots.iter().flatten().map(|(s, _)| *s)
+    }
+
+    #[inline]
+    fn remove(&mut self, sn: u32) -> Option<T> {
+        let i = self.slot(sn);
+        match &self.slots[i] {
+            Some((s, _)) if *s == sn => self.slots[i].take().map(|(_, t)| t),
+            _ => None,
+        }
+    }
+}
+
 /// One end of an RLC AM bearer.
 #[derive(Debug, Clone)]
 pub struct RlcAmEntity {
@@ -151,7 +228,7 @@ pub struct RlcAmEntity {
     /// VT(A): lower edge of the transmit window.
     vt_a: u32,
     /// PDUs in [VT(A), VT(S)) not discarded, by SN.
-    tx: BTreeMap<u32, TxPdu>,
+    tx: SnRing<TxPdu>,
     /// NACKed PDUs awaiting retransmission, lowest SN first.
     retx: BTreeSet<u32>,
     poll_triggered: bool,
@@ -164,7 +241,8 @@ pub struct RlcAmEntity {
     vr_r: u32,
     /// VR(H): one past the highest SN received.
     vr_h: u32,
-    rx: BTreeMap<u32, RxPdu>,
+    /// PDUs received in [VR(R), VR(H)), by SN.
+    rx: SnRing<RxPdu>,
     /// SDUs with id <= this were discarded by the peer (MRW) and are never delivered.
     rx_discard_upto: Option<u64>,
     status_triggered: bool,
@@ -180,6 +258,8 @@ pub struct RlcAmEntity {
 impl RlcAmEntity {
     pub fn new(p: RlcAmParams) -> Self {
         Self {
+            tx: SnRing::new(p.window_pdus),
+            rx: SnRing::new(p.window_pdus),
             p,
             sdus: VecDeque::new(),
             seg_idx: 0,
@@ -189,7 +269,6 @@ impl RlcAmEntity {
             pending_end: None,
             vt_s: 0,
             vt_a: 0,
-            tx: BTreeMap::new(),
             retx: BTreeSet::new(),
             poll_triggered: false,
             poll_timer: None,
@@ -197,7 +276,6 @@ impl RlcAmEntity {
             mrw: None,
             vr_r: 0,
             vr_h: 0,
-            rx: BTreeMap::new(),
             rx_discard_upto: None,
             status_triggered: false,
             status_prohibit_until: 0,
@@ -391,7 +469,7 @@ impl RlcAmEntity {
             && self.vt_s > self.vt_a
         {
             let carrier = self.vt_s - 1;
-            let pdu = match self.tx.get(&carrier) {
+            let pdu = match self.tx.get(carrier) {
                 Some(t) if t.acked => Some(Pdu::Data {
                     sn: carrier,
                     poll: false,
@@ -435,7 +513,19 @@ impl RlcAmEntity {
             .iter()
             .skip(self.seg_idx)
             .all(|s| s.unsegmented > 0));
+        #[cfg(debug_assertions)]
+        self.check_windows();
         out
+    }
+
+    /// The bound the SN rings rely on: every PDU held lies in [VT(A), VT(S)) (transmitter)
+    /// or [VR(R), VR(H)) (receiver), each within one window.
+    #[cfg(debug_assertions)]
+    fn check_windows(&self) {
+        assert!(self.vt_s - self.vt_a <= self.p.window_pdus);
+        assert!(self.tx.held().all(|sn| sn >= self.vt_a && sn < self.vt_s));
+        assert!(self.vr_h <= self.vr_r + self.p.window_pdus);
+        assert!(self.rx.held().all(|sn| sn >= self.vr_r && sn < self.vr_h));
     }
 
     /// Poll_Window trigger, evaluated per new PDU with VT(S) before submission (§2.5).
@@ -449,7 +539,7 @@ impl RlcAmEntity {
     /// Schedule an already-numbered PDU again; applies the VT(DAT) rule and starts the SDU
     /// discard when MaxDAT is reached (§2.3, §2.7).
     fn schedule_existing(&mut self, now: Time, sn: u32) -> Option<Pdu> {
-        let t = self.tx.get_mut(&sn)?;
+        let t = self.tx.get_mut(sn)?;
         if t.acked {
             return None;
         }
@@ -595,7 +685,7 @@ impl RlcAmEntity {
     /// §2.7: discard every SDU with a segment in PDUs [VT(A), x], remove the PDUs that carry
     /// only discarded data, and start (or extend) the MRW procedure.
     fn discard_after_max_dat(&mut self, now: Time, x: u32) {
-        let d = self.tx.get(&x).map_or(0, |t| t.last_sdu);
+        let d = self.tx.get(x).map_or(0, |t| t.last_sdu);
         // The PDU holding the end of SDU d: already segmented, or x if d is cut short here.
         let mut end_pdu = x;
         let mut discarded = 0;
@@ -621,12 +711,13 @@ impl RlcAmEntity {
         }
         self.stats.sdus_discarded += discarded;
         // Keep the end PDU if it also carries the start of a later SDU.
-        let keeps_later = self.tx.get(&end_pdu).is_some_and(|t| t.last_sdu > d);
+        let keeps_later = self.tx.get(end_pdu).is_some_and(|t| t.last_sdu > d);
         let sn_mrw = if keeps_later { end_pdu } else { end_pdu + 1 };
-        let removed: Vec<u32> = self.tx.range(..sn_mrw).map(|(&k, _)| k).collect();
-        for k in removed {
-            self.tx.remove(&k);
-            self.retx.remove(&k);
+        // The PDUs held lie in [VT(A), VT(S)): those below SN_MRW go.
+        for k in self.vt_a..sn_mrw.min(self.vt_s) {
+            if self.tx.remove(k).is_some() {
+                self.retx.remove(&k);
+            }
         }
         if sn_mrw > self.vt_s {
             self.vt_s = sn_mrw;
@@ -670,15 +761,33 @@ impl RlcAmEntity {
 
     /// Apply a STATUS from the peer's receiver (§2.6, sender side).
     fn on_status(&mut self, lsn: u32, nacks: &[u32]) {
-        let nack_set: BTreeSet<u32> = nacks.iter().copied().collect();
+        // The receiver lists the missing SNs in ascending order (`build_status`, as the LIST
+        // and BITMAP SUFIs of TS 25.322 §9.2.2.11 do): one merged walk with the window's SNs
+        // tells the acknowledged ones. Any other order is sorted first.
+        let sorted;
+        let nacks = if nacks.is_sorted() {
+            nacks
+        } else {
+            sorted = {
+                let mut v = nacks.to_vec();
+                v.sort_unstable();
+                v
+            };
+            &sorted[..]
+        };
         let upper = lsn.min(self.vt_s);
-        for (&sn, t) in self.tx.range_mut(self.vt_a..upper) {
-            if !nack_set.contains(&sn) {
-                t.acked = true;
+        let mut next_nack = nacks.iter().copied().peekable();
+        for sn in self.vt_a..upper {
+            while next_nack.next_if(|&n| n < sn).is_some() {}
+            let nacked = next_nack.peek() == Some(&sn);
+            if let Some(t) = self.tx.get_mut(sn) {
+                if !nacked {
+                    t.acked = true;
+                }
             }
         }
         for &sn in nacks {
-            if sn >= self.vt_a && sn < self.vt_s && self.tx.get(&sn).is_some_and(|t| !t.acked) {
+            if sn >= self.vt_a && sn < self.vt_s && self.tx.get(sn).is_some_and(|t| !t.acked) {
                 // A NACK for a PDU already queued is ignored (the set keeps one entry).
                 self.retx.insert(sn);
             }
@@ -686,8 +795,8 @@ impl RlcAmEntity {
         // Timer_Poll stops on a positive ACK of everything below the polled VT(S), or on a
         // NACK of its last PDU (§2.5).
         if let Some((_, x)) = self.poll_timer {
-            let all_acked = (self.vt_a..x).all(|sn| self.tx.get(&sn).is_none_or(|t| t.acked));
-            if all_acked || (x > 0 && nack_set.contains(&(x - 1))) {
+            let all_acked = (self.vt_a..x).all(|sn| self.tx.get(sn).is_none_or(|t| t.acked));
+            if all_acked || (x > 0 && nacks.binary_search(&(x - 1)).is_ok()) {
                 self.poll_timer = None;
             }
         }
@@ -698,9 +807,9 @@ impl RlcAmEntity {
     fn advance_vt_a(&mut self) {
         let floor = self.mrw.as_ref().map(|m| m.sn_mrw);
         while self.vt_a < self.vt_s {
-            match self.tx.get(&self.vt_a) {
+            match self.tx.get(self.vt_a) {
                 Some(t) if t.acked => {
-                    self.tx.remove(&self.vt_a);
+                    self.tx.remove(self.vt_a);
                     self.retx.remove(&self.vt_a);
                 }
                 // Removed by a discard: VT(A) may pass it only once the MRW is acknowledged.
@@ -735,7 +844,7 @@ impl RlcAmEntity {
 
     fn build_status(&self) -> Pdu {
         let nacks = (self.vr_r..self.vr_h)
-            .filter(|sn| !self.rx.contains_key(sn))
+            .filter(|sn| !self.rx.contains(*sn))
             .collect();
         Pdu::Status {
             lsn: self.vr_h,
@@ -756,6 +865,8 @@ impl RlcAmEntity {
                 Pdu::MrwAck { sn_ack } => self.on_mrw_ack(sn_ack),
             }
         }
+        #[cfg(debug_assertions)]
+        self.check_windows();
     }
 
     fn on_data(&mut self, sn: u32, poll: bool, ends: Vec<SduEnd>) {
@@ -763,7 +874,7 @@ impl RlcAmEntity {
             self.status_triggered = true;
         }
         // VR(MR) = VR(R) + window: outside [VR(R), VR(MR)) is a duplicate or out of window.
-        if sn < self.vr_r || sn >= self.vr_r + self.p.window_pdus || self.rx.contains_key(&sn) {
+        if sn < self.vr_r || sn >= self.vr_r + self.p.window_pdus || self.rx.contains(sn) {
             self.stats.duplicate_pdus_received += 1;
             return;
         }
@@ -779,7 +890,7 @@ impl RlcAmEntity {
     /// Advance VR(R) over the PDUs held in sequence and deliver the SDUs they complete
     /// (in-sequence delivery, §2.8).
     fn advance_vr_r(&mut self) {
-        while let Some(p) = self.rx.remove(&self.vr_r) {
+        while let Some(p) = self.rx.remove(self.vr_r) {
             for e in p.ends {
                 if self.rx_discard_upto.is_none_or(|d| e.sdu > d) {
                     self.delivered.push(e.packet);
@@ -797,9 +908,9 @@ impl RlcAmEntity {
         );
         if sn_mrw > self.vr_r {
             // PDUs below SN_MRW carry only discarded SDUs: drop them without delivery.
-            let stale: Vec<u32> = self.rx.range(..sn_mrw).map(|(&k, _)| k).collect();
-            for k in stale {
-                self.rx.remove(&k);
+            // The PDUs held lie in [VR(R), VR(H)).
+            for k in self.vr_r..sn_mrw.min(self.vr_h) {
+                self.rx.remove(k);
             }
             self.vr_r = sn_mrw;
         }
