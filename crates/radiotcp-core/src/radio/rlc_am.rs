@@ -14,7 +14,7 @@
 //! buffer when VT(A) passes their last PDU; the MRW procedure is retried until acknowledged
 //! (no MaxMRW / RLC RESET); no piggybacked STATUS.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 use crate::engine::Time;
 use crate::packet::Packet;
@@ -115,6 +115,9 @@ struct TxPdu {
     /// VT(DAT): times scheduled for transmission.
     vt_dat: u32,
     acked: bool,
+    /// In the retransmission queue (`RlcAmEntity::retx`): a NACK for a PDU already queued
+    /// changes nothing, and a PDU leaving the window leaves the queue only if it is there.
+    queued: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -207,6 +210,51 @@ impl<T> SnRing<T> {
     }
 }
 
+/// SNs of the PDUs awaiting retransmission, ascending, each once.
+#[derive(Debug, Clone, Default)]
+struct RetxQueue(VecDeque<u32>);
+
+impl RetxQueue {
+    #[inline]
+    fn insert(&mut self, sn: u32) {
+        if self.0.back().is_none_or(|&b| b < sn) {
+            self.0.push_back(sn);
+        } else if let Err(i) = self.0.binary_search(&sn) {
+            self.0.insert(i, sn);
+        }
+    }
+
+    #[inline]
+    fn remove(&mut self, sn: u32) {
+        if self.0.front().is_some_and(|&f| f <= sn) {
+            if let Ok(i) = self.0.binary_search(&sn) {
+                self.0.remove(i);
+            }
+        }
+    }
+
+    #[inline]
+    fn pop_first(&mut self) -> Option<u32> {
+        self.0.pop_front()
+    }
+
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Add a PDU to a TTI's list, which holds at most `slots` PDUs: the first one sizes the list
+/// for the whole grant (one allocation per TTI that sends anything, not a growth by doubling
+/// from one PDU; an idle TTI allocates nothing).
+#[inline]
+fn push_pdu(out: &mut Vec<Pdu>, slots: usize, pdu: Pdu) {
+    if out.capacity() == 0 {
+        out.reserve_exact(slots);
+    }
+    out.push(pdu);
+}
+
 /// One end of an RLC AM bearer.
 #[derive(Debug, Clone)]
 pub struct RlcAmEntity {
@@ -229,8 +277,9 @@ pub struct RlcAmEntity {
     vt_a: u32,
     /// PDUs in [VT(A), VT(S)) not discarded, by SN.
     tx: SnRing<TxPdu>,
-    /// NACKed PDUs awaiting retransmission, lowest SN first.
-    retx: BTreeSet<u32>,
+    /// NACKed PDUs awaiting retransmission, lowest SN first (a sorted set: NACKs mostly
+    /// arrive above the SNs already queued, and the queue is served from its front).
+    retx: RetxQueue,
     poll_triggered: bool,
     /// Timer_Poll: (deadline, VT(S) when the poll was sent).
     poll_timer: Option<(Time, u32)>,
@@ -269,7 +318,7 @@ impl RlcAmEntity {
             pending_end: None,
             vt_s: 0,
             vt_a: 0,
-            retx: BTreeSet::new(),
+            retx: RetxQueue::default(),
             poll_triggered: false,
             poll_timer: None,
             poll_prohibit_until: 0,
@@ -396,7 +445,7 @@ impl RlcAmEntity {
         let slots = op.pdus(self.pdu_bytes());
         // 1. Control: STATUS (when not prohibited), MRW_ACK, MRW.
         if self.status_triggered && now >= self.status_prohibit_until && out.len() < slots {
-            out.push(self.build_status());
+            push_pdu(&mut out, slots, self.build_status());
             self.status_triggered = false;
             self.stats.status_pdus_sent += 1;
             if self.p.timer_status_prohibit > 0 {
@@ -405,17 +454,21 @@ impl RlcAmEntity {
         }
         if let Some(sn_ack) = self.mrw_ack.take() {
             if out.len() < slots {
-                out.push(Pdu::MrwAck { sn_ack });
+                push_pdu(&mut out, slots, Pdu::MrwAck { sn_ack });
             } else {
                 self.mrw_ack = Some(sn_ack);
             }
         }
         if let Some(m) = self.mrw.as_mut() {
             if m.send && out.len() < slots {
-                out.push(Pdu::Mrw {
-                    sn_mrw: m.sn_mrw,
-                    discard_upto: m.discard_upto,
-                });
+                push_pdu(
+                    &mut out,
+                    slots,
+                    Pdu::Mrw {
+                        sn_mrw: m.sn_mrw,
+                        discard_upto: m.discard_upto,
+                    },
+                );
                 m.send = false;
                 m.deadline = now + self.p.timer_mrw;
                 self.stats.mrw_sent += 1;
@@ -426,12 +479,15 @@ impl RlcAmEntity {
             let Some(sn) = self.retx.pop_first() else {
                 break;
             };
+            if let Some(t) = self.tx.get_mut(sn) {
+                t.queued = false;
+            }
             if let Some(pdu) = self.schedule_existing(now, sn) {
                 if self.retx.is_empty() && self.p.poll_last_retransmitted {
                     self.poll_triggered = true;
                 }
                 self.stats.data_pdus_retransmitted += 1;
-                out.push(pdu);
+                push_pdu(&mut out, slots, pdu);
             }
         }
         // 3. New PDUs.
@@ -455,7 +511,7 @@ impl RlcAmEntity {
             if !self.has_unsegmented() && self.p.poll_last_pdu {
                 self.poll_triggered = true;
             }
-            out.push(pdu);
+            push_pdu(&mut out, slots, pdu);
         }
         // Timer_Poll expired or a prohibited poll is now allowed, but nothing to carry it:
         // retransmit VT(S) - 1 as the carrier (§2.5).
@@ -481,9 +537,9 @@ impl RlcAmEntity {
                 None => None,
             };
             if let Some(pdu) = pdu {
-                self.retx.remove(&carrier);
+                self.unqueue(carrier);
                 self.stats.data_pdus_retransmitted += 1;
-                out.push(pdu);
+                push_pdu(&mut out, slots, pdu);
             }
         }
         if self.vt_s == self.vt_a && !self.has_unsegmented() {
@@ -524,6 +580,22 @@ impl RlcAmEntity {
     fn check_windows(&self) {
         assert!(self.vt_s - self.vt_a <= self.p.window_pdus);
         assert!(self.tx.held().all(|sn| sn >= self.vt_a && sn < self.vt_s));
+        // The retransmission queue: ascending, and exactly the PDUs flagged `queued`.
+        assert!(self.retx.0.iter().is_sorted_by(|a, b| a < b));
+        assert!(self
+            .retx
+            .0
+            .iter()
+            .all(|&sn| self.tx.get(sn).is_some_and(|t| t.queued)));
+        assert_eq!(
+            self.tx
+                .slots
+                .iter()
+                .flatten()
+                .filter(|(_, t)| t.queued)
+                .count(),
+            self.retx.0.len()
+        );
         assert!(self.vr_h <= self.vr_r + self.p.window_pdus);
         assert!(self.rx.held().all(|sn| sn >= self.vr_r && sn < self.vr_h));
     }
@@ -671,6 +743,7 @@ impl RlcAmEntity {
                 ends: ends.clone(),
                 vt_dat: 1,
                 acked: false,
+                queued: false,
             },
         );
         Pdu::Data {
@@ -715,8 +788,8 @@ impl RlcAmEntity {
         let sn_mrw = if keeps_later { end_pdu } else { end_pdu + 1 };
         // The PDUs held lie in [VT(A), VT(S)): those below SN_MRW go.
         for k in self.vt_a..sn_mrw.min(self.vt_s) {
-            if self.tx.remove(k).is_some() {
-                self.retx.remove(&k);
+            if self.tx.remove(k).is_some_and(|t| t.queued) {
+                self.retx.remove(k);
             }
         }
         if sn_mrw > self.vt_s {
@@ -777,30 +850,51 @@ impl RlcAmEntity {
         };
         let upper = lsn.min(self.vt_s);
         let mut next_nack = nacks.iter().copied().peekable();
+        // The lowest SN below `upper` held and still unacknowledged after this STATUS.
+        let mut first_unacked = None;
         for sn in self.vt_a..upper {
             while next_nack.next_if(|&n| n < sn).is_some() {}
-            let nacked = next_nack.peek() == Some(&sn);
-            if let Some(t) = self.tx.get_mut(sn) {
-                if !nacked {
-                    t.acked = true;
+            let nacked = next_nack.next_if_eq(&sn).is_some();
+            let Some(t) = self.tx.get_mut(sn) else {
+                continue;
+            };
+            if !nacked {
+                t.acked = true;
+            } else if !t.acked {
+                first_unacked.get_or_insert(sn);
+                if !t.queued {
+                    t.queued = true;
+                    self.retx.insert(sn);
                 }
             }
         }
-        for &sn in nacks {
-            if sn >= self.vt_a && sn < self.vt_s && self.tx.get(sn).is_some_and(|t| !t.acked) {
-                // A NACK for a PDU already queued is ignored (the set keeps one entry).
-                self.retx.insert(sn);
+        // NACKs at or above LSN (a receiver lists none: its list stops at VR(H)).
+        for sn in next_nack {
+            if sn >= self.vt_a && sn < self.vt_s {
+                if let Some(t) = self.tx.get_mut(sn).filter(|t| !t.acked && !t.queued) {
+                    t.queued = true;
+                    self.retx.insert(sn);
+                }
             }
         }
         // Timer_Poll stops on a positive ACK of everything below the polled VT(S), or on a
         // NACK of its last PDU (§2.5).
         if let Some((_, x)) = self.poll_timer {
-            let all_acked = (self.vt_a..x).all(|sn| self.tx.get(sn).is_none_or(|t| t.acked));
+            let all_acked = first_unacked.is_none_or(|f| f >= x)
+                && (upper.max(self.vt_a)..x).all(|sn| self.tx.get(sn).is_none_or(|t| t.acked));
             if all_acked || (x > 0 && nacks.binary_search(&(x - 1)).is_ok()) {
                 self.poll_timer = None;
             }
         }
         self.advance_vt_a();
+    }
+
+    /// Take `sn` out of the retransmission queue if it is there.
+    fn unqueue(&mut self, sn: u32) {
+        if let Some(t) = self.tx.get_mut(sn).filter(|t| t.queued) {
+            t.queued = false;
+            self.retx.remove(sn);
+        }
     }
 
     /// Move VT(A) over acknowledged or discarded PDUs and release the SDUs they complete.
@@ -809,8 +903,10 @@ impl RlcAmEntity {
         while self.vt_a < self.vt_s {
             match self.tx.get(self.vt_a) {
                 Some(t) if t.acked => {
+                    if t.queued {
+                        self.retx.remove(self.vt_a);
+                    }
                     self.tx.remove(self.vt_a);
-                    self.retx.remove(&self.vt_a);
                 }
                 // Removed by a discard: VT(A) may pass it only once the MRW is acknowledged.
                 None if floor.is_none_or(|f| self.vt_a >= f) => {}
