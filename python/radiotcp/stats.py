@@ -122,5 +122,8 @@ def mean_ci(values: Iterable[float], confidence: float = CONFIDENCE) -> tuple[fl
     n = len(x)
     if n == 0:
         return math.nan, math.nan, 0
-    m, _ = _mean_sd(x)
-    return m, ci_half_width(x, confidence), n
+    # One pass of sums for both (`ci_half_width` would compute the deviation again).
+    m, s = _mean_sd(x)
+    if n < 2:
+        return m, math.nan, n
+    return m, t_quantile((1.0 + confidence) / 2.0, n - 1) * s / math.sqrt(n), n

@@ -14,7 +14,7 @@
 //! buffer when VT(A) passes their last PDU; the MRW procedure is retried until acknowledged
 //! (no MaxMRW / RLC RESET); no piggybacked STATUS.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 use crate::engine::Time;
 use crate::packet::Packet;
@@ -115,6 +115,9 @@ struct TxPdu {
     /// VT(DAT): times scheduled for transmission.
     vt_dat: u32,
     acked: bool,
+    /// In the retransmission queue (`RlcAmEntity::retx`): a NACK for a PDU already queued
+    /// changes nothing, and a PDU leaving the window leaves the queue only if it is there.
+    queued: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -128,6 +131,128 @@ struct MrwState {
 #[derive(Debug, Clone)]
 struct RxPdu {
     ends: Vec<SduEnd>,
+}
+
+/// The PDUs of one side of the entity, keyed by SN, in a ring of slots indexed by SN modulo a
+/// power of two at least the window. The SNs held always lie within one window: in
+/// [VT(A), VT(S)) with VT(S) <= VT(MS) = VT(A) + VT(WS) for the transmitter, in
+/// [VR(R), VR(MR)) for the receiver (the state variables of TS 25.322 §9.4) - the bound that
+/// lets the real protocol count SNs modulo 4096. So two SNs held never share a slot, and each
+/// access is an index instead of a tree search. Each slot keeps the SN it holds, so a lookup
+/// of an SN outside the window finds nothing.
+#[derive(Debug, Clone)]
+struct SnRing<T> {
+    slots: Vec<Option<(u32, T)>>,
+    mask: u32,
+}
+
+impl<T> SnRing<T> {
+    fn new(window: u32) -> Self {
+        let cap = window.max(1).next_power_of_two();
+        Self {
+            slots: (0..cap).map(|_| None).collect(),
+            mask: cap - 1,
+        }
+    }
+
+    #[inline]
+    fn slot(&self, sn: u32) -> usize {
+        (sn & self.mask) as usize
+    }
+
+    #[inline]
+    fn get(&self, sn: u32) -> Option<&T> {
+        match &self.slots[self.slot(sn)] {
+            Some((s, t)) if *s == sn => Some(t),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn get_mut(&mut self, sn: u32) -> Option<&mut T> {
+        let i = self.slot(sn);
+        match &mut self.slots[i] {
+            Some((s, t)) if *s == sn => Some(t),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn contains(&self, sn: u32) -> bool {
+        self.get(sn).is_some()
+    }
+
+    /// Hold `t` under `sn`. Its slot must be free: an SN one capacity apart still held would
+    /// mean the window bound was broken.
+    #[inline]
+    fn insert(&mut self, sn: u32, t: T) {
+        let i = self.slot(sn);
+        assert!(
+            self.slots[i].as_ref().is_none_or(|(s, _)| *s == sn),
+            "SN {sn} outside the window of the SNs held"
+        );
+        self.slots[i] = Some((sn, t));
+    }
+
+    /// The SNs held, in slot order (for the invariant checks of debug builds).
+    #[cfg(debug_assertions)]
+    fn held(&self) -> impl Iterator<Item = u32> + '_ {
+        self.slots.iter().flatten().map(|(s, _)| *s)
+    }
+
+    #[inline]
+    fn remove(&mut self, sn: u32) -> Option<T> {
+        let i = self.slot(sn);
+        match &self.slots[i] {
+            Some((s, _)) if *s == sn => self.slots[i].take().map(|(_, t)| t),
+            _ => None,
+        }
+    }
+}
+
+/// SNs of the PDUs awaiting retransmission, ascending, each once.
+#[derive(Debug, Clone, Default)]
+struct RetxQueue(VecDeque<u32>);
+
+impl RetxQueue {
+    #[inline]
+    fn insert(&mut self, sn: u32) {
+        if self.0.back().is_none_or(|&b| b < sn) {
+            self.0.push_back(sn);
+        } else if let Err(i) = self.0.binary_search(&sn) {
+            self.0.insert(i, sn);
+        }
+    }
+
+    #[inline]
+    fn remove(&mut self, sn: u32) {
+        if self.0.front().is_some_and(|&f| f <= sn) {
+            if let Ok(i) = self.0.binary_search(&sn) {
+                self.0.remove(i);
+            }
+        }
+    }
+
+    #[inline]
+    fn pop_first(&mut self) -> Option<u32> {
+        self.0.pop_front()
+    }
+
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Add a PDU to a TTI's list, which holds at most `slots` PDUs: the first one sizes the list
+/// for the whole grant (one allocation per TTI that sends anything, not a growth by doubling
+/// from one PDU; an idle TTI allocates nothing).
+#[inline]
+fn push_pdu(out: &mut Vec<Pdu>, slots: usize, pdu: Pdu) {
+    if out.capacity() == 0 {
+        out.reserve_exact(slots);
+    }
+    out.push(pdu);
 }
 
 /// One end of an RLC AM bearer.
@@ -151,9 +276,10 @@ pub struct RlcAmEntity {
     /// VT(A): lower edge of the transmit window.
     vt_a: u32,
     /// PDUs in [VT(A), VT(S)) not discarded, by SN.
-    tx: BTreeMap<u32, TxPdu>,
-    /// NACKed PDUs awaiting retransmission, lowest SN first.
-    retx: BTreeSet<u32>,
+    tx: SnRing<TxPdu>,
+    /// NACKed PDUs awaiting retransmission, lowest SN first (a sorted set: NACKs mostly
+    /// arrive above the SNs already queued, and the queue is served from its front).
+    retx: RetxQueue,
     poll_triggered: bool,
     /// Timer_Poll: (deadline, VT(S) when the poll was sent).
     poll_timer: Option<(Time, u32)>,
@@ -164,7 +290,8 @@ pub struct RlcAmEntity {
     vr_r: u32,
     /// VR(H): one past the highest SN received.
     vr_h: u32,
-    rx: BTreeMap<u32, RxPdu>,
+    /// PDUs received in [VR(R), VR(H)), by SN.
+    rx: SnRing<RxPdu>,
     /// SDUs with id <= this were discarded by the peer (MRW) and are never delivered.
     rx_discard_upto: Option<u64>,
     status_triggered: bool,
@@ -180,6 +307,8 @@ pub struct RlcAmEntity {
 impl RlcAmEntity {
     pub fn new(p: RlcAmParams) -> Self {
         Self {
+            tx: SnRing::new(p.window_pdus),
+            rx: SnRing::new(p.window_pdus),
             p,
             sdus: VecDeque::new(),
             seg_idx: 0,
@@ -189,15 +318,13 @@ impl RlcAmEntity {
             pending_end: None,
             vt_s: 0,
             vt_a: 0,
-            tx: BTreeMap::new(),
-            retx: BTreeSet::new(),
+            retx: RetxQueue::default(),
             poll_triggered: false,
             poll_timer: None,
             poll_prohibit_until: 0,
             mrw: None,
             vr_r: 0,
             vr_h: 0,
-            rx: BTreeMap::new(),
             rx_discard_upto: None,
             status_triggered: false,
             status_prohibit_until: 0,
@@ -318,7 +445,7 @@ impl RlcAmEntity {
         let slots = op.pdus(self.pdu_bytes());
         // 1. Control: STATUS (when not prohibited), MRW_ACK, MRW.
         if self.status_triggered && now >= self.status_prohibit_until && out.len() < slots {
-            out.push(self.build_status());
+            push_pdu(&mut out, slots, self.build_status());
             self.status_triggered = false;
             self.stats.status_pdus_sent += 1;
             if self.p.timer_status_prohibit > 0 {
@@ -327,17 +454,21 @@ impl RlcAmEntity {
         }
         if let Some(sn_ack) = self.mrw_ack.take() {
             if out.len() < slots {
-                out.push(Pdu::MrwAck { sn_ack });
+                push_pdu(&mut out, slots, Pdu::MrwAck { sn_ack });
             } else {
                 self.mrw_ack = Some(sn_ack);
             }
         }
         if let Some(m) = self.mrw.as_mut() {
             if m.send && out.len() < slots {
-                out.push(Pdu::Mrw {
-                    sn_mrw: m.sn_mrw,
-                    discard_upto: m.discard_upto,
-                });
+                push_pdu(
+                    &mut out,
+                    slots,
+                    Pdu::Mrw {
+                        sn_mrw: m.sn_mrw,
+                        discard_upto: m.discard_upto,
+                    },
+                );
                 m.send = false;
                 m.deadline = now + self.p.timer_mrw;
                 self.stats.mrw_sent += 1;
@@ -348,12 +479,15 @@ impl RlcAmEntity {
             let Some(sn) = self.retx.pop_first() else {
                 break;
             };
+            if let Some(t) = self.tx.get_mut(sn) {
+                t.queued = false;
+            }
             if let Some(pdu) = self.schedule_existing(now, sn) {
                 if self.retx.is_empty() && self.p.poll_last_retransmitted {
                     self.poll_triggered = true;
                 }
                 self.stats.data_pdus_retransmitted += 1;
-                out.push(pdu);
+                push_pdu(&mut out, slots, pdu);
             }
         }
         // 3. New PDUs.
@@ -377,7 +511,7 @@ impl RlcAmEntity {
             if !self.has_unsegmented() && self.p.poll_last_pdu {
                 self.poll_triggered = true;
             }
-            out.push(pdu);
+            push_pdu(&mut out, slots, pdu);
         }
         // Timer_Poll expired or a prohibited poll is now allowed, but nothing to carry it:
         // retransmit VT(S) - 1 as the carrier (§2.5).
@@ -391,7 +525,7 @@ impl RlcAmEntity {
             && self.vt_s > self.vt_a
         {
             let carrier = self.vt_s - 1;
-            let pdu = match self.tx.get(&carrier) {
+            let pdu = match self.tx.get(carrier) {
                 Some(t) if t.acked => Some(Pdu::Data {
                     sn: carrier,
                     poll: false,
@@ -403,9 +537,9 @@ impl RlcAmEntity {
                 None => None,
             };
             if let Some(pdu) = pdu {
-                self.retx.remove(&carrier);
+                self.unqueue(carrier);
                 self.stats.data_pdus_retransmitted += 1;
-                out.push(pdu);
+                push_pdu(&mut out, slots, pdu);
             }
         }
         if self.vt_s == self.vt_a && !self.has_unsegmented() {
@@ -435,7 +569,35 @@ impl RlcAmEntity {
             .iter()
             .skip(self.seg_idx)
             .all(|s| s.unsegmented > 0));
+        #[cfg(debug_assertions)]
+        self.check_windows();
         out
+    }
+
+    /// The bound the SN rings rely on: every PDU held lies in [VT(A), VT(S)) (transmitter)
+    /// or [VR(R), VR(H)) (receiver), each within one window.
+    #[cfg(debug_assertions)]
+    fn check_windows(&self) {
+        assert!(self.vt_s - self.vt_a <= self.p.window_pdus);
+        assert!(self.tx.held().all(|sn| sn >= self.vt_a && sn < self.vt_s));
+        // The retransmission queue: ascending, and exactly the PDUs flagged `queued`.
+        assert!(self.retx.0.iter().is_sorted_by(|a, b| a < b));
+        assert!(self
+            .retx
+            .0
+            .iter()
+            .all(|&sn| self.tx.get(sn).is_some_and(|t| t.queued)));
+        assert_eq!(
+            self.tx
+                .slots
+                .iter()
+                .flatten()
+                .filter(|(_, t)| t.queued)
+                .count(),
+            self.retx.0.len()
+        );
+        assert!(self.vr_h <= self.vr_r + self.p.window_pdus);
+        assert!(self.rx.held().all(|sn| sn >= self.vr_r && sn < self.vr_h));
     }
 
     /// Poll_Window trigger, evaluated per new PDU with VT(S) before submission (§2.5).
@@ -449,7 +611,7 @@ impl RlcAmEntity {
     /// Schedule an already-numbered PDU again; applies the VT(DAT) rule and starts the SDU
     /// discard when MaxDAT is reached (§2.3, §2.7).
     fn schedule_existing(&mut self, now: Time, sn: u32) -> Option<Pdu> {
-        let t = self.tx.get_mut(&sn)?;
+        let t = self.tx.get_mut(sn)?;
         if t.acked {
             return None;
         }
@@ -581,6 +743,7 @@ impl RlcAmEntity {
                 ends: ends.clone(),
                 vt_dat: 1,
                 acked: false,
+                queued: false,
             },
         );
         Pdu::Data {
@@ -595,7 +758,7 @@ impl RlcAmEntity {
     /// §2.7: discard every SDU with a segment in PDUs [VT(A), x], remove the PDUs that carry
     /// only discarded data, and start (or extend) the MRW procedure.
     fn discard_after_max_dat(&mut self, now: Time, x: u32) {
-        let d = self.tx.get(&x).map_or(0, |t| t.last_sdu);
+        let d = self.tx.get(x).map_or(0, |t| t.last_sdu);
         // The PDU holding the end of SDU d: already segmented, or x if d is cut short here.
         let mut end_pdu = x;
         let mut discarded = 0;
@@ -621,12 +784,13 @@ impl RlcAmEntity {
         }
         self.stats.sdus_discarded += discarded;
         // Keep the end PDU if it also carries the start of a later SDU.
-        let keeps_later = self.tx.get(&end_pdu).is_some_and(|t| t.last_sdu > d);
+        let keeps_later = self.tx.get(end_pdu).is_some_and(|t| t.last_sdu > d);
         let sn_mrw = if keeps_later { end_pdu } else { end_pdu + 1 };
-        let removed: Vec<u32> = self.tx.range(..sn_mrw).map(|(&k, _)| k).collect();
-        for k in removed {
-            self.tx.remove(&k);
-            self.retx.remove(&k);
+        // The PDUs held lie in [VT(A), VT(S)): those below SN_MRW go.
+        for k in self.vt_a..sn_mrw.min(self.vt_s) {
+            if self.tx.remove(k).is_some_and(|t| t.queued) {
+                self.retx.remove(k);
+            }
         }
         if sn_mrw > self.vt_s {
             self.vt_s = sn_mrw;
@@ -670,38 +834,79 @@ impl RlcAmEntity {
 
     /// Apply a STATUS from the peer's receiver (§2.6, sender side).
     fn on_status(&mut self, lsn: u32, nacks: &[u32]) {
-        let nack_set: BTreeSet<u32> = nacks.iter().copied().collect();
+        // The receiver lists the missing SNs in ascending order (`build_status`, as the LIST
+        // and BITMAP SUFIs of TS 25.322 §9.2.2.11 do): one merged walk with the window's SNs
+        // tells the acknowledged ones. Any other order is sorted first.
+        let sorted;
+        let nacks = if nacks.is_sorted() {
+            nacks
+        } else {
+            sorted = {
+                let mut v = nacks.to_vec();
+                v.sort_unstable();
+                v
+            };
+            &sorted[..]
+        };
         let upper = lsn.min(self.vt_s);
-        for (&sn, t) in self.tx.range_mut(self.vt_a..upper) {
-            if !nack_set.contains(&sn) {
+        let mut next_nack = nacks.iter().copied().peekable();
+        // The lowest SN below `upper` held and still unacknowledged after this STATUS.
+        let mut first_unacked = None;
+        for sn in self.vt_a..upper {
+            while next_nack.next_if(|&n| n < sn).is_some() {}
+            let nacked = next_nack.next_if_eq(&sn).is_some();
+            let Some(t) = self.tx.get_mut(sn) else {
+                continue;
+            };
+            if !nacked {
                 t.acked = true;
+            } else if !t.acked {
+                first_unacked.get_or_insert(sn);
+                if !t.queued {
+                    t.queued = true;
+                    self.retx.insert(sn);
+                }
             }
         }
-        for &sn in nacks {
-            if sn >= self.vt_a && sn < self.vt_s && self.tx.get(&sn).is_some_and(|t| !t.acked) {
-                // A NACK for a PDU already queued is ignored (the set keeps one entry).
-                self.retx.insert(sn);
+        // NACKs at or above LSN (a receiver lists none: its list stops at VR(H)).
+        for sn in next_nack {
+            if sn >= self.vt_a && sn < self.vt_s {
+                if let Some(t) = self.tx.get_mut(sn).filter(|t| !t.acked && !t.queued) {
+                    t.queued = true;
+                    self.retx.insert(sn);
+                }
             }
         }
         // Timer_Poll stops on a positive ACK of everything below the polled VT(S), or on a
         // NACK of its last PDU (§2.5).
         if let Some((_, x)) = self.poll_timer {
-            let all_acked = (self.vt_a..x).all(|sn| self.tx.get(&sn).is_none_or(|t| t.acked));
-            if all_acked || (x > 0 && nack_set.contains(&(x - 1))) {
+            let all_acked = first_unacked.is_none_or(|f| f >= x)
+                && (upper.max(self.vt_a)..x).all(|sn| self.tx.get(sn).is_none_or(|t| t.acked));
+            if all_acked || (x > 0 && nacks.binary_search(&(x - 1)).is_ok()) {
                 self.poll_timer = None;
             }
         }
         self.advance_vt_a();
     }
 
+    /// Take `sn` out of the retransmission queue if it is there.
+    fn unqueue(&mut self, sn: u32) {
+        if let Some(t) = self.tx.get_mut(sn).filter(|t| t.queued) {
+            t.queued = false;
+            self.retx.remove(sn);
+        }
+    }
+
     /// Move VT(A) over acknowledged or discarded PDUs and release the SDUs they complete.
     fn advance_vt_a(&mut self) {
         let floor = self.mrw.as_ref().map(|m| m.sn_mrw);
         while self.vt_a < self.vt_s {
-            match self.tx.get(&self.vt_a) {
+            match self.tx.get(self.vt_a) {
                 Some(t) if t.acked => {
-                    self.tx.remove(&self.vt_a);
-                    self.retx.remove(&self.vt_a);
+                    if t.queued {
+                        self.retx.remove(self.vt_a);
+                    }
+                    self.tx.remove(self.vt_a);
                 }
                 // Removed by a discard: VT(A) may pass it only once the MRW is acknowledged.
                 None if floor.is_none_or(|f| self.vt_a >= f) => {}
@@ -735,7 +940,7 @@ impl RlcAmEntity {
 
     fn build_status(&self) -> Pdu {
         let nacks = (self.vr_r..self.vr_h)
-            .filter(|sn| !self.rx.contains_key(sn))
+            .filter(|sn| !self.rx.contains(*sn))
             .collect();
         Pdu::Status {
             lsn: self.vr_h,
@@ -756,6 +961,8 @@ impl RlcAmEntity {
                 Pdu::MrwAck { sn_ack } => self.on_mrw_ack(sn_ack),
             }
         }
+        #[cfg(debug_assertions)]
+        self.check_windows();
     }
 
     fn on_data(&mut self, sn: u32, poll: bool, ends: Vec<SduEnd>) {
@@ -763,7 +970,7 @@ impl RlcAmEntity {
             self.status_triggered = true;
         }
         // VR(MR) = VR(R) + window: outside [VR(R), VR(MR)) is a duplicate or out of window.
-        if sn < self.vr_r || sn >= self.vr_r + self.p.window_pdus || self.rx.contains_key(&sn) {
+        if sn < self.vr_r || sn >= self.vr_r + self.p.window_pdus || self.rx.contains(sn) {
             self.stats.duplicate_pdus_received += 1;
             return;
         }
@@ -779,7 +986,7 @@ impl RlcAmEntity {
     /// Advance VR(R) over the PDUs held in sequence and deliver the SDUs they complete
     /// (in-sequence delivery, §2.8).
     fn advance_vr_r(&mut self) {
-        while let Some(p) = self.rx.remove(&self.vr_r) {
+        while let Some(p) = self.rx.remove(self.vr_r) {
             for e in p.ends {
                 if self.rx_discard_upto.is_none_or(|d| e.sdu > d) {
                     self.delivered.push(e.packet);
@@ -797,9 +1004,9 @@ impl RlcAmEntity {
         );
         if sn_mrw > self.vr_r {
             // PDUs below SN_MRW carry only discarded SDUs: drop them without delivery.
-            let stale: Vec<u32> = self.rx.range(..sn_mrw).map(|(&k, _)| k).collect();
-            for k in stale {
-                self.rx.remove(&k);
+            // The PDUs held lie in [VR(R), VR(H)).
+            for k in self.vr_r..sn_mrw.min(self.vr_h) {
+                self.rx.remove(k);
             }
             self.vr_r = sn_mrw;
         }
