@@ -10,15 +10,13 @@
 //! The CLI uses the estimate to decide whether a single run shows a progress bar and to warn
 //! when a run will reach `--max-events`; tests/test_budget.py checks it against real event
 //! counts of every preset within a factor of 3, which is all it is for. Each access kind says
-//! what it adds in [`AccessConfig::cost_terms`], so the front end never names a kind.
+//! what it adds in its [`super::AccessKind::cost_terms`], next to its configuration, so
+//! neither this file nor the front end names a kind.
 
 use serde::Serialize;
 
-use super::{AccessConfig, ScenarioConfig};
+use super::ScenarioConfig;
 
-/// What one busy LTE sector carries, kb/s: the preset's cell delivers about 13 Mb/s per
-/// occupied sector (measured, `make bench`); only the order of magnitude matters.
-const LTE_SECTOR_KBPS: f64 = 13_000.0;
 /// Events per access-node period: the step itself, and radio arrivals in the periods that
 /// carry frames (measured: 1.0 per TTI when idle, about 2 when busy).
 const EVENTS_PER_PERIOD: f64 = 1.5;
@@ -42,42 +40,6 @@ pub struct AccessCostTerms {
     /// Wall time per event on the reference machine, ns (measured once on the presets,
     /// release build; only the order of magnitude matters).
     pub ns_per_event: f64,
-}
-
-impl AccessConfig {
-    /// This kind's part of [`ScenarioConfig::estimate_cost`].
-    pub fn cost_terms(&self) -> AccessCostTerms {
-        match self {
-            AccessConfig::Wired(_) => AccessCostTerms {
-                capacity_kbps: None,
-                one_way_ms: 0.0,
-                period_ms: None,
-                ns_per_event: 150.0,
-            },
-            AccessConfig::Umts(u) => AccessCostTerms {
-                capacity_kbps: Some(
-                    u.pdus_per_tti as f64 * u.pdu_payload_bytes as f64 * 8.0 / u.tti_ms,
-                ),
-                one_way_ms: u.one_way_delay_ms,
-                period_ms: Some(u.tti_ms),
-                ns_per_event: 2000.0,
-            },
-            AccessConfig::Rlp(r) => AccessCostTerms {
-                capacity_kbps: Some(
-                    r.frame_payload_bytes as f64 * r.frames_per_slot as f64 * 8.0 / r.slot_ms,
-                ),
-                one_way_ms: r.one_way_delay_ms,
-                period_ms: Some(r.slot_ms),
-                ns_per_event: 1000.0,
-            },
-            AccessConfig::Lte(l) => AccessCostTerms {
-                capacity_kbps: Some(l.ues.min(3) as f64 * LTE_SECTOR_KBPS),
-                one_way_ms: 0.0,
-                period_ms: Some(1.0),
-                ns_per_event: 1100.0,
-            },
-        }
-    }
 }
 
 impl ScenarioConfig {
@@ -134,7 +96,21 @@ impl ScenarioConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::LteConfig;
+    use crate::config::{AccessConfig, LteConfig, LTE_SECTOR_KBPS};
+
+    #[test]
+    fn each_kind_is_named_as_its_serde_tag() {
+        use crate::config::{RlpConfig, UmtsConfig, WiredAccessConfig};
+        for access in [
+            AccessConfig::Wired(WiredAccessConfig::default()),
+            AccessConfig::Umts(UmtsConfig::default()),
+            AccessConfig::Rlp(RlpConfig::default()),
+            AccessConfig::Lte(LteConfig::default()),
+        ] {
+            let tag = serde_json::to_value(&access).unwrap()["kind"].clone();
+            assert_eq!(tag, access.kind(), "{access:?}");
+        }
+    }
 
     #[test]
     fn each_kind_adds_its_own_terms() {

@@ -5,7 +5,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{check, finite_nonneg, timer_ms, timer_or_off_ms, BufferConfig, Note, Problems};
+use super::{
+    check, finite_nonneg, timer_ms, timer_or_off_ms, AccessCostTerms, AccessKind, BufferConfig,
+    Note, Problems,
+};
 use crate::error::ConfigError;
 use crate::radio::lte::tbs::{is_allowed_ul_prb, largest_allowed_ul_prb};
 use crate::radio::lte::ul_mac::{DSR_TRANS_MAX, SR_PERIODS};
@@ -570,6 +573,29 @@ impl Default for AckFilterConfig {
             rounding: RoundingKind::Ceil,
             segment_bytes: None,
             aggressive: false,
+        }
+    }
+}
+
+/// What one busy LTE sector carries, kb/s: the preset's cell delivers about 13 Mb/s per
+/// occupied sector (measured, `make bench`); only the order of magnitude matters.
+pub const LTE_SECTOR_KBPS: f64 = 13_000.0;
+
+impl AccessKind for LteConfig {
+    fn name(&self) -> &'static str {
+        "lte"
+    }
+
+    fn ue_count(&self) -> u32 {
+        self.ues
+    }
+
+    fn cost_terms(&self) -> AccessCostTerms {
+        AccessCostTerms {
+            capacity_kbps: Some(self.ues.min(3) as f64 * LTE_SECTOR_KBPS),
+            one_way_ms: 0.0,
+            period_ms: Some(1.0),
+            ns_per_event: 1100.0,
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod lte;
 pub mod resolve;
 
 pub use convert::*;
+pub use cost::{AccessCostTerms, Cost};
 pub use lte::*;
 
 use crate::ack::{BsAckParams, PacingRule};
@@ -68,14 +69,53 @@ pub enum AccessConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct WiredAccessConfig {}
 
-impl AccessConfig {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            AccessConfig::Wired(_) => "wired",
-            AccessConfig::Umts(_) => "umts",
-            AccessConfig::Rlp(_) => "rlp",
-            AccessConfig::Lte(_) => "lte",
+impl AccessKind for WiredAccessConfig {
+    fn name(&self) -> &'static str {
+        "wired"
+    }
+
+    fn cost_terms(&self) -> AccessCostTerms {
+        AccessCostTerms {
+            capacity_kbps: None,
+            one_way_ms: 0.0,
+            period_ms: None,
+            ns_per_event: 150.0,
         }
+    }
+}
+
+/// What every access kind's configuration answers about itself. The kind's own configuration
+/// file implements it; [`AccessConfig::as_kind`] is the one place in the configuration that
+/// lists the kinds.
+pub trait AccessKind {
+    /// The `access.kind` name (the serde tag of its variant).
+    fn name(&self) -> &'static str;
+    /// UE hosts at the far end of the path: 1 unless the kind serves many.
+    fn ue_count(&self) -> u32 {
+        1
+    }
+    /// What it adds to a run's cost estimate ([`ScenarioConfig::estimate_cost`]).
+    fn cost_terms(&self) -> AccessCostTerms;
+}
+
+impl AccessConfig {
+    /// The kind's own answers (the registration point of the access kinds).
+    pub fn as_kind(&self) -> &dyn AccessKind {
+        match self {
+            AccessConfig::Wired(c) => c,
+            AccessConfig::Umts(c) => c,
+            AccessConfig::Rlp(c) => c,
+            AccessConfig::Lte(c) => c,
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        self.as_kind().name()
+    }
+
+    /// This kind's part of [`ScenarioConfig::estimate_cost`].
+    pub fn cost_terms(&self) -> AccessCostTerms {
+        self.as_kind().cost_terms()
     }
 
     pub fn umts(&self) -> Option<&UmtsConfig> {
@@ -115,10 +155,7 @@ impl AccessConfig {
 
     /// UE hosts at the far end: the LTE cell's UEs, else the one client.
     pub fn ue_count(&self) -> u32 {
-        match self {
-            AccessConfig::Lte(l) => l.ues,
-            _ => 1,
-        }
+        self.as_kind().ue_count()
     }
 
     pub fn rlp(&self) -> Option<&RlpConfig> {
@@ -179,6 +216,23 @@ impl Default for RlpConfig {
                 ..ChannelConfig::default()
             },
             reverse: None,
+        }
+    }
+}
+
+impl AccessKind for RlpConfig {
+    fn name(&self) -> &'static str {
+        "rlp"
+    }
+
+    fn cost_terms(&self) -> AccessCostTerms {
+        AccessCostTerms {
+            capacity_kbps: Some(
+                self.frame_payload_bytes as f64 * self.frames_per_slot as f64 * 8.0 / self.slot_ms,
+            ),
+            one_way_ms: self.one_way_delay_ms,
+            period_ms: Some(self.slot_ms),
+            ns_per_event: 1000.0,
         }
     }
 }
@@ -1449,6 +1503,23 @@ impl BufferConfig {
         positive(&format!("{prefix}.pie.alpha"), b.pie.alpha).note(p);
         positive(&format!("{prefix}.pie.beta"), b.pie.beta).note(p);
         delay_ms(&format!("{prefix}.pie.max_burst_ms"), b.pie.max_burst_ms).note(p);
+    }
+}
+
+impl AccessKind for UmtsConfig {
+    fn name(&self) -> &'static str {
+        "umts"
+    }
+
+    fn cost_terms(&self) -> AccessCostTerms {
+        AccessCostTerms {
+            capacity_kbps: Some(
+                self.pdus_per_tti as f64 * self.pdu_payload_bytes as f64 * 8.0 / self.tti_ms,
+            ),
+            one_way_ms: self.one_way_delay_ms,
+            period_ms: Some(self.tti_ms),
+            ns_per_event: 2000.0,
+        }
     }
 }
 
