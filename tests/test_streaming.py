@@ -1,0 +1,196 @@
+"""Memory bounded by design (issue 24, item 2): `run --runs N` summarises and writes each run
+as it finishes and keeps none; a sweep lists its runs as it reaches them; too much work is
+refused before it starts; identical runs of a sweep's point are flagged; a Ctrl-C says
+truthfully what was written. None of these tests is timed."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import weakref
+from pathlib import Path
+
+import pytest
+
+from radiotcp import _core, cli
+from radiotcp.cli import single
+from radiotcp.run import Summary, _align, replications
+from radiotcp.stats import mean_ci
+
+from .conftest import PRESET, REPO, run_cli
+
+
+class _Bulk:
+    """Stands for the core's per-run detail (about 60 KB a run): only weak references to it
+    are kept by the test, so the live ones are those the runner still holds."""
+
+    def __init__(self) -> None:
+        self.payload = bytearray(60_000)
+
+
+def _fake_simulate(live: weakref.WeakSet, most: list[int]):
+    """A stand-in for `_core.simulate`: a varying metric, a drop reason seen in some runs only,
+    and a bulky per-run part; it records how many earlier results are still alive."""
+
+    def simulate(doc, seed, run_index, traces=False, **kw):
+        most[0] = max(most[0], len(live))
+        bulk = _Bulk()
+        live.add(bulk)
+        metrics = {"goodput_kbps": 100.0 + run_index % 7, "delay_mean_ms": 50.0}
+        if run_index % 3 == 0:
+            metrics["drops.access.data.queue_full"] = 1.0
+        return {
+            "metrics": metrics,
+            "flows": [bulk],
+            "duration_s": 60.0,
+            "wall_time_s": 1e-3,
+        }
+
+    return simulate
+
+
+def test_run_keeps_no_run_and_summarises_them_all(monkeypatch, capsys, tmp_path):
+    live: weakref.WeakSet = weakref.WeakSet()
+    most = [0]
+    monkeypatch.setattr(_core, "simulate", _fake_simulate(live, most))
+    n = 2000
+    out = tmp_path / "r.json"
+    assert cli.main(["run", str(PRESET), "--runs", str(n), "--json", "-o", str(out)]) == 0
+    # When each run starts, at most the one before it is still referenced (by the loop).
+    assert most[0] <= 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc == json.loads(out.read_text())
+    assert doc["runs"] == n and len(doc["per_run"]) == n and doc["halted"] == [None] * n
+    values = [100.0 + i % 7 for i in range(n)]
+    m, h, k = mean_ci(values)
+    assert doc["metrics"]["goodput_kbps"] == {"mean": m, "ci90_half_width": h, "n": k}
+    # A drop reason absent from a run counts 0 there.
+    drops = doc["metrics"]["drops.access.data.queue_full"]
+    assert drops["n"] == n and drops["mean"] == pytest.approx(len(range(0, n, 3)) / n)
+    assert doc["identical_runs"] is False
+
+
+MEMORY_SCRIPT = """
+import resource, sys, os, contextlib
+from radiotcp import _core, cli
+
+def simulate(doc, seed, run_index, traces=False, **kw):
+    bulk = bytearray(60_000)  # the core's per-run detail, about 60 KB
+    return {"metrics": {"goodput_kbps": float(run_index % 5), "delay_mean_ms": 1.0},
+            "flows": [bulk], "duration_s": 60.0, "wall_time_s": 0.0}
+
+_core.simulate = simulate
+with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
+    code = cli.main(["run", sys.argv[1], "--runs", sys.argv[2], "--json", "-o", sys.argv[3]])
+assert code == 0, code
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def _peak_rss_kb(runs: int, tmp_path: Path) -> int:
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    r = subprocess.run(
+        [sys.executable, "-c", MEMORY_SCRIPT, str(PRESET), str(runs), str(tmp_path / "r.json")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=300,
+    )
+    return int(r.stdout.split()[-1])
+
+
+def test_run_memory_is_flat_in_the_number_of_runs(tmp_path):
+    """Peak RSS (resource) of `run --runs N --json -o FILE` with a fake core whose runs hold
+    60 KB each: keeping 4,000 runs would take 240 MB more than keeping 400."""
+    few = _peak_rss_kb(400, tmp_path)
+    many = _peak_rss_kb(4000, tmp_path)
+    assert many - few < 20_000, (few, many)
+
+
+def test_summary_is_the_summary_of_the_kept_runs():
+    """The running Summary gives what the lists did: drop reasons aligned (0 where absent,
+    also before they first appear), other missing metrics left out, identical runs seen."""
+    runs = [
+        {"a": 1.0, "b": 2.0},
+        {"a": 3.0, "drops.x": 2.0},
+        {"a": math.nan, "b": 5.0, "drops.y": 1.0},
+        {"a": 0.1, "b": 0.2, "drops.x": 0.0},
+    ]
+    acc = Summary()
+    for r in runs:
+        acc.add(r)
+    kept = [dict(r) for r in runs]
+    _align(kept)
+    names = dict.fromkeys(k for r in kept for k in r)
+    assert list(acc.summary) == list(names)
+    for k in names:
+        want = mean_ci(r.get(k, math.nan) for r in kept)
+        got = acc.summary[k]
+        assert got[2] == want[2]
+        for x, y in zip(got[:2], want[:2], strict=True):
+            assert (math.isnan(x) and math.isnan(y)) or x == pytest.approx(y, rel=1e-15)
+    assert acc.n_runs == 4 and not acc.identical
+    same = Summary()
+    for _ in range(3):
+        same.add({"a": 0.1, "b": math.nan})
+    same.add({"a": 0.1, "b": math.nan, "drops.z": 0.0})
+    assert same.identical and same.summary["a"] == (0.1, 0.0, 4)
+    other = Summary()
+    other.add({"a": 0.1})
+    other.add({"a": 0.1, "c": 1.0})
+    assert not other.identical
+
+
+def test_replications_check_the_configuration_before_any_run():
+    from radiotcp.errors import ConfigError
+
+    with pytest.raises(ConfigError):
+        replications(PRESET, overrides=["links.1.rate_kbps=-1"])
+
+
+def test_a_run_of_too_much_work_is_refused_with_the_estimate_and_the_flag():
+    r = run_cli(
+        "run", str(PRESET), "--runs", "100000",
+        "--set", "simulation.duration_s=600", "--set", "flows.count=4",
+    )  # fmt: skip
+    assert r.returncode == 2, r.stderr
+    [line] = r.stderr.splitlines()
+    assert line.startswith("error: estimated work = ")
+    assert "events (100,000 runs, about" in line and "at most 1e+10 events" in line
+    assert "--yes" in line
+
+
+def test_ctrl_c_during_runs_says_what_was_written(tmp_path, monkeypatch, capsys):
+    real = single.replications
+
+    def two_then_stop(*a, **k):
+        reps = real(*a, **k)
+
+        def gen():
+            it = iter(reps)
+            yield next(it)
+            yield next(it)
+            raise KeyboardInterrupt
+
+        return gen()
+
+    monkeypatch.setattr(single, "replications", two_then_stop)
+    out = tmp_path / "r.json"
+    code = cli.main(["run", str(PRESET), "--runs", "5", "--json", "-o", str(out)])
+    assert code == 130
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "interrupted (Ctrl-C) after 2 of 5 runs: the runs were stopped; the JSON on stdout is "
+        "incomplete; --output not written"
+    )
+    assert list(tmp_path.iterdir()) == []  # no partial --output left behind
+    pcap = tmp_path / "caps"
+    code = cli.main(["run", str(PRESET), "--runs", "5", "--pcap", str(pcap)])
+    assert code == 130
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"the pcap files of the 2 finished runs are in {pcap}")
+    assert sorted(p.name for p in pcap.iterdir()) == ["server-run0.pcap", "server-run1.pcap"]
