@@ -10,6 +10,7 @@ import math
 import os
 import subprocess
 import sys
+import textwrap
 import weakref
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from radiotcp import _core, cli
 from radiotcp.cli import single
 from radiotcp.run import Summary, _align, replications
 from radiotcp.stats import mean_ci
+from radiotcp.store import Store
+from radiotcp.sweep import SweepSpec, run_sweep
 
 from .conftest import PRESET, REPO, run_cli
 
@@ -164,6 +167,92 @@ def test_a_run_of_too_much_work_is_refused_with_the_estimate_and_the_flag():
     assert "--yes" in line
 
 
+def test_a_sweep_of_too_much_work_is_refused_before_the_store_is_written(tmp_path):
+    sweep = tmp_path / "big.toml"
+    sweep.write_text(
+        textwrap.dedent(
+            f"""
+            name = "big"
+            base = "{PRESET}"
+            runs = 100000
+            [set]
+            "simulation.duration_s" = 600.0
+            [grid]
+            "flows.count" = [1, 2, 3, 4]
+            """
+        )
+    )
+    store = tmp_path / "s.sqlite"
+    r = run_cli("sweep", str(sweep), "--store", str(store), "--no-progress")
+    assert r.returncode == 2, r.stderr
+    [line] = r.stderr.splitlines()
+    assert "4 points x 100,000 runs" in line and "--yes" in line
+    with Store(store) as st:
+        assert st.sweeps() == [] and st.count_runs() == 0
+
+
+def _small_sweep(tmp_path: Path, runs: int = 3, jitter: str = "[0.0, 1.0]") -> Path:
+    f = tmp_path / "small.toml"
+    f.write_text(
+        textwrap.dedent(
+            f"""
+            name = "small"
+            base = "{PRESET}"
+            runs = {runs}
+            [set]
+            "simulation.duration_s" = 10.0
+            "flows.count" = 2
+            [grid]
+            "flows.start_jitter_s" = {jitter}
+            """
+        )
+    )
+    return f
+
+
+def test_a_sweep_flags_points_whose_runs_are_identical(tmp_path, capsys):
+    f = _small_sweep(tmp_path)
+    store = tmp_path / "s.sqlite"
+    args = ["sweep", str(f), "--store", str(store), "--no-progress", "--jobs", "1"]
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    no_jitter, jitter = [line for line in out.splitlines() if line.startswith("│")]
+    assert "3 =" in no_jitter and "3 =" not in jitter
+    assert "the runs of 1 of 2 points are identical" in out
+    assert cli.main([*args, "--format", "json"]) == 0
+    points = json.loads(capsys.readouterr().out)["points"]
+    assert [p["identical"] for p in points] == [True, False]
+    assert cli.main([*args, "--format", "csv"]) == 0
+    header, first, second = capsys.readouterr().out.splitlines()
+    assert header.split(",")[:3] == ["flows.start_jitter_s", "runs", "identical"]
+    assert first.split(",")[2] == "True" and second.split(",")[2] == "False"
+
+
+def test_ctrl_c_while_the_tables_are_written_says_what_was_written(tmp_path, monkeypatch, capsys):
+    import radiotcp.sweep
+
+    f = _small_sweep(tmp_path, runs=2)
+    store, out = tmp_path / "s.sqlite", tmp_path / "out"
+    real = radiotcp.sweep.write_csv
+    calls = []
+
+    def write_csv(path, rows):
+        calls.append(path)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        real(path, rows)
+
+    monkeypatch.setattr(radiotcp.sweep, "write_csv", write_csv)
+    code = cli.main(["sweep", str(f), "--store", str(store), "--no-progress", "-o", str(out)])
+    assert code == 130
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("interrupted (Ctrl-C) after the sweep: its 4 runs are stored in")
+    assert f"written: {out / 'runs.csv'}" in line
+    assert f"not written: {out / 'points.csv'}" in line
+    assert "nothing was written" not in line
+    assert sorted(p.name for p in out.iterdir()) == ["runs.csv"]  # no partial file
+
+
 def test_ctrl_c_during_runs_says_what_was_written(tmp_path, monkeypatch, capsys):
     real = single.replications
 
@@ -194,3 +283,62 @@ def test_ctrl_c_during_runs_says_what_was_written(tmp_path, monkeypatch, capsys)
     err = capsys.readouterr().err.strip()
     assert err.endswith(f"the pcap files of the 2 finished runs are in {pcap}")
     assert sorted(p.name for p in pcap.iterdir()) == ["server-run0.pcap", "server-run1.pcap"]
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_a_sweep_lists_its_runs_as_it_reaches_them(tmp_path):
+    """A billion runs per point: progress comes at once and after the first chunk, with the
+    store holding the members of the runs reached only (nothing listed ahead)."""
+    spec = SweepSpec.model_validate(
+        {
+            "name": "huge",
+            "base": str(PRESET),
+            "runs": 10**9,
+            "set": {"simulation.duration_s": 1.0},
+            "grid": {"flows.count": [1, 2]},
+        }
+    )
+    seen: list[tuple[int, int]] = []
+
+    def progress(done: int, total: int) -> None:
+        seen.append((done, total))
+        if len(seen) == 2:
+            raise _Stop
+
+    with Store(tmp_path / "s.sqlite") as st:
+        with pytest.raises(_Stop):
+            run_sweep(spec, REPO, st, jobs=1, progress=progress)
+        [info] = st.sweeps()
+        assert info["expected"] == 2 * 10**9
+        assert 1 <= info["done"] <= 64 and info["done"] == st.count_runs()
+        members = st._db.execute("SELECT COUNT(*) FROM members").fetchone()[0]
+        assert members <= 500
+    assert seen[0] == (0, 2 * 10**9)
+    assert 1 <= seen[1][0] <= 64
+
+
+def test_membership_follows_the_runs_and_survives_a_resume(tmp_path):
+    spec3 = SweepSpec.model_validate(
+        {
+            "name": "m",
+            "base": str(PRESET),
+            "runs": 3,
+            "set": {"simulation.duration_s": 5.0, "flows.start_jitter_s": 1.0},
+            "grid": {"flows.count": [1, 2]},
+        }
+    )
+    spec2 = spec3.model_copy(update={"runs": 2})
+    with Store(tmp_path / "s.sqlite") as st:
+        first = run_sweep(spec3, REPO, st, jobs=1)
+        assert (first.computed, len(first.records), first.expected) == (6, 6, 6)
+        again = run_sweep(spec3, REPO, st, jobs=1)
+        assert (again.computed, len(again.records)) == (0, 6)
+        fewer = run_sweep(spec2, REPO, st, jobs=1)
+        assert (fewer.computed, len(fewer.records), fewer.expected) == (0, 4, 4)
+        assert [s["done"] for s in st.sweeps()] == [4]
+        assert {(r.point, r.run_index): r.metrics for r in fewer.records} == {
+            (r.point, r.run_index): r.metrics for r in first.records if r.run_index < 2
+        }
