@@ -425,16 +425,20 @@ def read_sweep(store: Store, name: str) -> SweepResult:
 # ----------------------------------------------------------------------------------------------
 
 
-def _chunk_size(runs: int, workers: int) -> int:
-    """Chunks big enough that a task's cost dwarfs its dispatch, small enough (>= 8 per worker)
-    to balance load and show progress."""
-    return max(1, min(64, math.ceil(runs / (8 * max(1, workers)))))
-
-
-def _chunks(tasks: Iterable[Task], size: int) -> Iterator[list[Task]]:
-    """``tasks`` in lists of ``size``, taken from the iterable as they are needed."""
+def _chunks(tasks: Iterable[Task], total: int, workers: int) -> Iterator[list[Task]]:
+    """``tasks`` (at most ``total`` of them) in chunks taken from the iterable as they are
+    needed, each 1/(4 x workers) of what is left (guided self-scheduling), 1 to 64 runs. Big
+    chunks first, so that a run's cost dwarfs its dispatch; ever smaller ones towards the
+    end, so that no worker is left alone with a big chunk while the others idle (with
+    chunks of a fixed size, up to a whole chunk of a worker's time at the end)."""
     it = iter(tasks)
-    while chunk := list(itertools.islice(it, size)):
+    left = total
+    while True:
+        size = max(1, min(64, math.ceil(left / (4 * max(1, workers)))))
+        chunk = list(itertools.islice(it, size))
+        if not chunk:
+            return
+        left -= len(chunk)
         yield chunk
 
 
@@ -522,14 +526,14 @@ def _run_dask(chunks: Iterable[list[Task]], cluster: Any) -> Iterator[list[Done]
             client.close()
 
 
-# Runs of one point whose keys are made, recorded as members and looked up in the store at
-# once, as the work list reaches them.
+# Runs whose keys are made, recorded as members and looked up in the store at once, as the
+# work list reaches them.
 _BATCH = 500
 
 
 class _Pending:
-    """The runs of a sweep that the store lacks, found point by point as they are needed: each
-    batch of run keys is recorded as members of the sweep and looked up in the store, and the
+    """The runs of a sweep that the store lacks, found in order as they are needed: each batch
+    of run keys is recorded as members of the sweep and looked up in the store, and the
     missing runs are yielded as tasks. ``stored`` counts the runs found already done."""
 
     def __init__(self, sp: SweepPlan, store: Store) -> None:
@@ -539,24 +543,31 @@ class _Pending:
         # The tasks handed out and not yet finished: key -> (point, run index, config hash).
         self.by_key: dict[str, tuple[PlannedPoint, int, str]] = {}
 
+    def _runs(self) -> Iterator[tuple[PlannedPoint, int]]:
+        for p in self.sp.points:
+            for r in range(self.sp.spec.runs):
+                yield p, r
+
     def __iter__(self) -> Iterator[Task]:
-        sp, runs = self.sp, self.sp.spec.runs
-        for p in sp.points:
-            config_hash: str | None = None
-            for start in range(0, runs, _BATCH):
-                keys = [p.key(r, sp.version) for r in range(start, min(runs, start + _BATCH))]
-                self.store.add_members(
-                    sp.spec.name, ((k, p.point, p.params) for k in keys), replace=False
-                )
-                have = self.store.existing(keys)
-                self.stored += len(have)
-                for r, key in enumerate(keys, start):
-                    if key in have:
-                        continue
-                    if config_hash is None:
-                        config_hash = self.store.put_config(p.config_json)
-                    self.by_key[key] = (p, r, config_hash)
-                    yield (key, p.config_json, p.seed, r)
+        sp, name = self.sp, self.sp.spec.name
+        config_hash: dict[int, str] = {}
+        runs = self._runs()
+        # Batches across points: a sweep of a few runs per point costs a few transactions.
+        while batch := list(itertools.islice(runs, _BATCH)):
+            keyed = [(p, r, p.key(r, sp.version)) for p, r in batch]
+            self.store.add_members(
+                name, ((k, p.point, p.params) for p, _, k in keyed), replace=False
+            )
+            have = self.store.existing(k for _, _, k in keyed)
+            self.stored += len(have)
+            for p, r, key in keyed:
+                if key in have:
+                    continue
+                h = config_hash.get(p.point)
+                if h is None:
+                    h = config_hash[p.point] = self.store.put_config(p.config_json)
+                self.by_key[key] = (p, r, h)
+                yield (key, p.config_json, p.seed, r)
 
     def row(self, done: Done) -> tuple[str, str, int, int, str, str, float]:
         """The store row of a finished run (its task forgotten)."""
@@ -606,7 +617,7 @@ def run_sweep(
     )
     jobs = jobs or os.cpu_count() or 1
     pending = _Pending(sp, store)
-    chunks = _chunks(pending, _chunk_size(sp.runs, jobs))
+    chunks = _chunks(pending, sp.runs, jobs)
     results: Iterable[list[Done]] = (
         _run_dask(chunks, cluster) if cluster is not None else _run_local(chunks, jobs)
     )
