@@ -496,17 +496,20 @@ def _kill_workers(pool: ProcessPoolExecutor) -> None:
             proc.join(timeout=5)
 
 
-def _run_dask(chunks: Iterable[list[Task]], cluster: Any) -> Iterator[list[Done]]:
-    """Run the chunks on a Dask cluster, a few per worker submitted at a time (the next one
-    as each finishes): the work list is never all in memory, here or on the scheduler."""
+def _run_dask(
+    chunks_for: Callable[[int], Iterable[list[Task]]], cluster: Any
+) -> Iterator[list[Done]]:
+    """Run chunks on a Dask cluster: ``chunks_for(threads)`` makes them for the cluster's
+    worker threads; three per thread are in flight at a time, the next submitted as each
+    finishes, so the work list is never all in memory, here or on the scheduler."""
     from distributed import Client, as_completed
 
     client = cluster if isinstance(cluster, Client) else Client(cluster)
     try:
-        workers = max(1, len(client.scheduler_info().get("workers", {})))
-        todo = iter(chunks)
+        threads = max(1, sum(client.nthreads().values()))
+        todo = iter(chunks_for(threads))
         pending = {
-            client.submit(run_chunk, c, pure=False) for c in itertools.islice(todo, 3 * workers)
+            client.submit(run_chunk, c, pure=False) for c in itertools.islice(todo, 3 * threads)
         }
         done = as_completed(pending)
         try:
@@ -617,9 +620,10 @@ def run_sweep(
     )
     jobs = jobs or os.cpu_count() or 1
     pending = _Pending(sp, store)
-    chunks = _chunks(pending, sp.runs, jobs)
     results: Iterable[list[Done]] = (
-        _run_dask(chunks, cluster) if cluster is not None else _run_local(chunks, jobs)
+        _run_dask(lambda threads: _chunks(pending, sp.runs, threads), cluster)
+        if cluster is not None
+        else _run_local(_chunks(pending, sp.runs, jobs), jobs)
     )
     done = 0
     wall = 0.0
