@@ -425,16 +425,35 @@ def read_sweep(store: Store, name: str) -> SweepResult:
 # ----------------------------------------------------------------------------------------------
 
 
-def _chunks(tasks: Iterable[Task], total: int, workers: int) -> Iterator[list[Task]]:
+# What handing a chunk to a worker costs (CPU seconds, driver and worker together), measured on
+# the 2-core reference machine: a local pool's pickling and pipe, and Dask's scheduler, client
+# and worker (4-5 ms on each side per task when the machine is busy).
+LOCAL_TASK_S = 0.0005
+DASK_TASK_S = 0.005
+# The most work (estimated seconds) in one chunk: the progress moves and an interruption
+# loses at most this much per chunk in flight.
+CHUNK_MAX_S = 2.0
+# What a run costs besides its simulation (the binding, its metrics as JSON, its store row),
+# added to the core's estimate, which counts the simulation only.
+RUN_OVERHEAD_S = 0.0002
+
+
+def _chunks(
+    tasks: Iterable[Task], total: int, workers: int, run_s: float, task_s: float
+) -> Iterator[list[Task]]:
     """``tasks`` (at most ``total`` of them) in chunks taken from the iterable as they are
-    needed, each 1/(4 x workers) of what is left (guided self-scheduling), 1 to 64 runs. Big
-    chunks first, so that a run's cost dwarfs its dispatch; ever smaller ones towards the
-    end, so that no worker is left alone with a big chunk while the others idle (with
-    chunks of a fixed size, up to a whole chunk of a worker's time at the end)."""
+    needed, each 1/(2 x workers) of what is left (guided self-scheduling): big chunks first,
+    ever smaller ones towards the end, so that no worker is left alone with a big chunk
+    while the others idle. ``run_s`` is a run's estimated wall time and ``task_s`` what a
+    chunk costs to hand out: a chunk holds at least 10 x ``task_s`` of work (its dispatch
+    then costs at most a tenth) and at most CHUNK_MAX_S."""
     it = iter(tasks)
     left = total
+    run_s = max(run_s, 1e-6)
+    smallest = max(1, math.ceil(10 * task_s / run_s))
+    largest = max(smallest, math.floor(CHUNK_MAX_S / run_s))
     while True:
-        size = max(1, min(64, math.ceil(left / (4 * max(1, workers)))))
+        size = min(largest, max(smallest, math.ceil(left / (2 * max(1, workers)))))
         chunk = list(itertools.islice(it, size))
         if not chunk:
             return
@@ -620,10 +639,11 @@ def run_sweep(
     )
     jobs = jobs or os.cpu_count() or 1
     pending = _Pending(sp, store)
+    run_s = sp.estimate()[1] / max(1, sp.runs) + RUN_OVERHEAD_S
     results: Iterable[list[Done]] = (
-        _run_dask(lambda threads: _chunks(pending, sp.runs, threads), cluster)
+        _run_dask(lambda n: _chunks(pending, sp.runs, n, run_s, DASK_TASK_S), cluster)
         if cluster is not None
-        else _run_local(_chunks(pending, sp.runs, jobs), jobs)
+        else _run_local(_chunks(pending, sp.runs, jobs, run_s, LOCAL_TASK_S), jobs)
     )
     done = 0
     wall = 0.0
