@@ -1066,13 +1066,27 @@ def _recipe_sweep(name: str) -> tuple[SweepSpec, Path]:
     return SweepSpec.model_validate({**recipe.sweep, "name": f"bench-{name}"}), rdir
 
 
-def _timed_sweep(spec: SweepSpec, rdir: Path, **how: object) -> tuple[float, int, float]:
-    """One sweep into a fresh store: (wall s, runs computed, core s)."""
+def _cpu_s(who: int = 0) -> float:
+    """CPU seconds (user + system) of this process (`who` 0) or of its reaped children."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN if who else resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def _timed_sweep(
+    spec: SweepSpec, rdir: Path, client: object = None, **how: object
+) -> tuple[float, int, float, float]:
+    """One sweep into a fresh store: (wall s, runs computed, core s, CPU s of every process
+    that worked on it: this one, the local pool's workers, the Dask workers)."""
+    workers = (lambda: sum(client.run(_cpu_s).values())) if client is not None else None
     with tempfile.TemporaryDirectory() as d, Store(Path(d) / "s.sqlite") as st:
+        cpu0 = _cpu_s() + _cpu_s(1) + (workers() if workers else 0.0)
         t0 = time.perf_counter()
         res = run_sweep(spec, rdir, st, **how)
         wall = time.perf_counter() - t0
-    return wall, res.computed, res.wall_time_s
+        cpu = _cpu_s() + _cpu_s(1) + (workers() if workers else 0.0) - cpu0
+    return wall, res.computed, res.wall_time_s, cpu
 
 
 def sweep_section(console: Console, rounds: int = 3) -> None:
@@ -1093,16 +1107,16 @@ def sweep_section(console: Console, rounds: int = 3) -> None:
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
-        modes = {
+        modes: dict[str, dict[str, object]] = {
             "one process": {"jobs": 1},
             f"local pool, {SWEEP_WORKERS} cores": {"jobs": SWEEP_WORKERS},
-            f"Dask, {SWEEP_WORKERS} workers": {"cluster": client},
+            f"Dask, {SWEEP_WORKERS} workers": {"cluster": client, "client": client},
         }
         sweeps = [(label, *_recipe_sweep(name)) for label, name in SWEEPS]
         # Workers warmed up (the core imported, a first task run) before anything is timed.
         for _label, spec, rdir in sweeps:
             _timed_sweep(spec.model_copy(update={"runs": 1}), rdir, cluster=client)
-        best: dict[tuple[str, str], tuple[float, int, float]] = {}
+        best: dict[tuple[str, str], tuple[float, int, float, float]] = {}
         for _ in range(rounds):
             for label, spec, rdir in sweeps:
                 for mode, how in modes.items():
@@ -1111,13 +1125,14 @@ def sweep_section(console: Console, rounds: int = 3) -> None:
                         best[(label, mode)] = got
     load = os.getloadavg()
     t = Table(title=f"sweep throughput: best of {rounds}, fresh stores")
-    for col in ("sweep", "how", "wall s", "runs/s", "core ms/run", "efficiency", "target"):
+    cols = ("sweep", "how", "wall s", "runs/s", "core ms/run", "CPU s", "efficiency", "target")
+    for col in cols:
         t.add_column(col, justify="right")
     rows = []
     for label, _spec, _rdir in sweeps:
-        one_wall, runs, _ = best[(label, "one process")]
+        one_wall, runs, _, one_cpu = best[(label, "one process")]
         for mode, how in modes.items():
-            wall, runs, core = best[(label, mode)]
+            wall, runs, core, cpu = best[(label, mode)]
             workers = 1 if how.get("jobs") == 1 else SWEEP_WORKERS
             eff = (runs / wall) / (workers * runs / one_wall)
             rows.append(
@@ -1129,6 +1144,7 @@ def sweep_section(console: Console, rounds: int = 3) -> None:
                     "wall_s": wall,
                     "core_s": core,
                     "runs_per_s": runs / wall,
+                    "cpu_s": cpu,
                     "efficiency": eff,
                 }
             )
@@ -1139,13 +1155,16 @@ def sweep_section(console: Console, rounds: int = 3) -> None:
                 f"{wall:.2f}",
                 f"{runs / wall:.0f}",
                 f"{1e3 * core / runs:.2f}",
+                f"{cpu:.2f}" + (f" ({cpu / one_cpu:.2f}x)" if parallel else ""),
                 f"{100 * eff:.0f}%" if parallel else "",
                 ("" if eff >= 0.85 else "missed ") + ">= 85%" if parallel else "",
             )
     console.print(t)
     console.print(
         "efficiency = runs/s / (workers x runs/s in one process); wall from the call to the "
-        "returned result (planning, store writes and reading the sweep back included); "
+        "returned result (planning, store writes and reading the sweep back included); CPU s: "
+        "of every process that worked on the sweep (x that of one process: the parallel "
+        "overhead, which the load of other sessions changes much less than the wall time); "
         f"load average during the section: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} "
         f"on {os.cpu_count()} cores."
     )
