@@ -63,6 +63,9 @@ seed and the point's fully resolved configuration (not the names of the swept ke
 run r uses (that seed, run index r): the same configuration gets the same numbers in every
 sweep or recipe. A sweep name already in the store with other points (base, set, grid, zip,
 seed) is refused unless --replace; only runs may change (more or fewer replications).
+Before any run the work is estimated (points x runs x the core's events per run): above
+1e10 events the sweep is refused unless --yes. A point whose runs all gave the same metrics
+has its n marked "=" (points.csv: identical).
 
 examples:
   radiotcp sweep my-sweep.toml
