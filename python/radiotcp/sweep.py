@@ -607,13 +607,15 @@ def run_sweep(
     cluster: Any = None,
     progress: Callable[[int, int], None] | None = None,
     check: Callable[[SweepPlan], None] | None = None,
+    planned: SweepPlan | None = None,
 ) -> SweepResult:
     """Run what the store lacks of a sweep and return all of it.
 
     ``jobs``: local worker processes (default: all cores; 1 = in this process). ``cluster``: a
     Dask scheduler address or ``distributed.Client`` instead of the local pool.
     ``check(plan)`` is called once every point is resolved, before the store is written or a
-    run starts (``radiotcp sweep`` refuses too much work there).
+    run starts (``radiotcp reproduce`` refuses too much work there). ``planned``: the spec's
+    points already resolved (:func:`plan_points`), not resolved again.
     ``progress(done, total)`` is called at once and as chunks finish: ``total`` is every run
     of the sweep, ``done`` those in the store (found there or computed now).
 
@@ -626,7 +628,7 @@ def run_sweep(
     default) end the pool and propagate, and the kernel kills local workers whose driver died
     outright (SIGKILL).
     """
-    sp = plan_points(spec, base_dir)
+    sp = planned if planned is not None else plan_points(spec, base_dir)
     if check is not None:
         check(sp)
     # The stored membership is kept when the sweep is the same (same points, configurations,

@@ -366,7 +366,7 @@ def cmd_sweep(args: argparse.Namespace, out: Console, err: Console) -> int:
     import sqlite3
 
     from .._lifetime import Terminated
-    from ..sweep import load_sweep, run_sweep
+    from ..sweep import load_sweep, plan_points, run_sweep
 
     fmt = _output_format(args)
     if args.seed is not None and not 0 <= args.seed < 2**64:
@@ -380,6 +380,9 @@ def cmd_sweep(args: argparse.Namespace, out: Console, err: Console) -> int:
             "runs", str(spec.runs), f"an integer in [1, {MAX_RUNS}] (or add --allow-many-runs)"
         )
     cluster = _check_run_options(args)
+    # Every point resolved and the work checked before the store is opened.
+    planned = plan_points(spec, base_dir)
+    _work_check(args)(planned)
     with _store(args) as store:
         _check_same_sweep(store, spec, args.replace)
         with _progress(err, not (args.no_progress or fmt == "json")) as prog:
@@ -391,7 +394,7 @@ def cmd_sweep(args: argparse.Namespace, out: Console, err: Console) -> int:
                     jobs=args.jobs,
                     cluster=cluster,
                     progress=prog,
-                    check=_work_check(args),
+                    planned=planned,
                 )
             except KeyboardInterrupt:
                 return _interrupted(store)
