@@ -619,9 +619,9 @@ def run_sweep(
     ``progress(done, total)`` is called at once and as chunks finish: ``total`` is every run
     of the sweep, ``done`` those in the store (found there or computed now).
 
-    The work list is made as the workers need it, point by point (the runs of each point
-    recorded as members of the sweep and looked up in the store a batch at a time), so that
-    memory and the time to the first run do not grow with points x runs. Each finished chunk
+    The work list is made as the workers need it (runs keyed, recorded as members of the
+    sweep and looked up in the store 500 at a time), so that memory and the time to the first
+    run do not grow with points x runs. Each finished chunk
     is committed before the next is awaited, so an interruption loses at most the chunks in
     flight. No worker outlives the call: Ctrl-C (``KeyboardInterrupt``), SIGTERM or SIGHUP
     (:class:`radiotcp._lifetime.Terminated`, raised here when the signal's handling was the
