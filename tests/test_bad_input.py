@@ -227,7 +227,7 @@ def test_the_cli_reports_a_simulation_error_and_writes_the_configuration(
     def failing_run(cfg, **_kw):
         raise SimulationError("boom", 7, 2, to_core_json(cfg))
 
-    monkeypatch.setattr(single, "run", failing_run)
+    monkeypatch.setattr(single, "replications", failing_run)
     monkeypatch.setattr(cli.tempfile, "gettempdir", lambda: str(tmp_path))
     assert cli.main(["run", str(PRESET)]) == cli.EXIT_BUG
     err = capsys.readouterr().err

@@ -24,6 +24,7 @@ from radiotcp.cli import build_parser
 from .conftest import PRESET, REPO, run_cli
 
 SHORT = ["--set", "simulation.duration_s=2"]
+LONG = ["--set", "simulation.duration_s=60000"]
 RECIPE = REPO / "recipes" / "wired-buffer.toml"
 
 
@@ -70,6 +71,11 @@ CASES: list[tuple[str, list[str], str]] = [
     ("run-directory", ["run", "{tmp}"], "directory"),
     ("run-missing", ["run", "{tmp}/nope.toml"], "not found"),
     ("run-huge-runs", ["run", S, "--runs", "1000000000"], "100000"),
+    (
+        "run-too-much-work",
+        ["run", S, "--runs", "100000", "--set", "simulation.duration_s=600"],
+        "--yes",
+    ),
     ("run-zero-runs", ["run", S, "--runs", "0"], "--runs"),
     ("run-negative-runs", ["run", S, "--runs", "-3"], "--runs"),
     ("run-negative-seed", ["run", S, "--seed", "-1"], "--seed"),
@@ -98,6 +104,11 @@ CASES: list[tuple[str, list[str], str]] = [
     ("sweep-cluster-scheme", ["sweep", "{sweep}", "--cluster", "http://h:80"], "--cluster"),
     ("sweep-cluster-unreachable", ["sweep", "{sweep}", "--cluster", "127.0.0.1:1"], "--cluster"),
     ("sweep-huge-runs", ["sweep", "{sweep}", "--runs", "10000000"], "100000"),
+    (
+        "sweep-too-much-work",
+        ["sweep", "{sweep}", "--runs", "100000", *LONG, "--store", "{store}"],
+        "--yes",
+    ),
     ("sweep-zero-jobs", ["sweep", "{sweep}", "--jobs", "0", "--store", "{store}"], "--jobs"),
     ("sweep-store-is-folder", ["sweep", "{sweep}", "--store", "{tmp}"], "--store"),
     ("sweep-negative-seed", ["sweep", "{sweep}", "--seed", "-2"], "--seed"),
@@ -112,6 +123,11 @@ CASES: list[tuple[str, list[str], str]] = [
     ("reproduce-output-is-file", ["reproduce", "wired-buffer", "-o", "{file}"], "--output"),
     ("reproduce-old-out-is-file", ["reproduce", "wired-buffer", "--out", "{file}"], "--output"),
     ("reproduce-zero-runs", ["reproduce", "wired-buffer", "--runs", "0"], "--runs"),
+    (
+        "reproduce-too-much-work",
+        ["reproduce", "ackrate-maxd", "--runs", "100000", "-o", "{tmp}/r", "--store", "{store}"],
+        "--yes",
+    ),
     ("export-under-file", ["results", "export", "s", "-o", "{under_file}"], "--output"),
     ("export-bad-format", ["results", "export", "s", "--format", "json"], "--format"),
     ("compare-fifo", ["emulate-compare", "{fifo}"], "FIFO"),

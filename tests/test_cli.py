@@ -184,7 +184,7 @@ def test_cli_interrupt_in_process(monkeypatch, capsys):
     def boom(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(single, "run", boom)
+    monkeypatch.setattr(single, "replications", boom)
     code = cli.main(["run", str(PRESET)])
     assert code == 130
     err = capsys.readouterr().err

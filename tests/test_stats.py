@@ -93,3 +93,30 @@ def test_the_cli_imports_no_heavy_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_running_mean_ci_is_exact_and_independent_of_the_order():
+    """MeanCI keeps exact sums: the mean is math.fsum's divided by n, the interval does not
+    depend on the order of the values, and extreme magnitudes neither overflow nor lose the
+    small values."""
+    import random
+
+    from radiotcp.stats import MeanCI
+
+    rng = random.Random(5)
+    x = [rng.gauss(300.0, 20.0) for _ in range(500)] + [1e-200, 3e5, -7.25]
+    results = []
+    for _ in range(3):
+        rng.shuffle(x)
+        acc = MeanCI()
+        for v in x:
+            acc.add(v)
+        results.append(acc.result())
+    assert results[0] == results[1] == results[2]
+    m, h, n = results[0]
+    assert m == math.fsum(x) / len(x) and n == len(x)
+    assert h == pytest.approx(ci_half_width(sorted(x)), rel=1e-15)
+    assert h == pytest.approx(sps.t.ppf(0.95, n - 1) * np.std(x, ddof=1) / math.sqrt(n), rel=1e-10)
+    assert mean_ci([1e308, 1e308]) == (1e308, 0.0, 2)
+    m, h, n = mean_ci([math.nan, math.inf, 2.0])
+    assert (m, n) == (2.0, 1) and math.isnan(h)

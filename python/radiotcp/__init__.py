@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _core
 from .errors import ConfigError, SimulationError
-from .run import Results, run
+from .run import Results, Summary, replications, run
 
 if TYPE_CHECKING:
     from .config import ScenarioConfig, load
@@ -49,7 +49,9 @@ __all__ = [
     "Results",
     "ScenarioConfig",
     "SimulationError",
+    "Summary",
     "__version__",
     "load",
+    "replications",
     "run",
 ]

@@ -36,7 +36,7 @@ from . import _core
 from .config import load, load_toml, read_toml_text, to_core_json
 from .errors import ConfigError
 from .store import Store
-from .sweep import SweepResult, SweepSpec, build_version, run_sweep, write_csv
+from .sweep import SweepPlan, SweepResult, SweepSpec, build_version, run_sweep, write_csv
 
 __all__ = ["Recipe", "find_recipe", "list_recipes", "matches", "recipe_dirs", "reproduce"]
 
@@ -426,6 +426,7 @@ def run_recipe(
     jobs: int | None = None,
     cluster: Any = None,
     progress: Callable[[int, int], None] | None = None,
+    check: Callable[[SweepPlan], None] | None = None,
 ) -> tuple[SweepSpec, SweepResult, dict[str, SweepResult]]:
     """Run (or read from the store) a recipe's sweep and its baselines.
 
@@ -441,7 +442,9 @@ def run_recipe(
         spec = SweepSpec.model_validate(sweep_raw)
     except ValidationError as e:
         raise ConfigError("sweep", recipe.name, f"a valid sweep table ({e})") from None
-    result = run_sweep(spec, rdir, store, jobs=jobs, cluster=cluster, progress=progress)
+    result = run_sweep(
+        spec, rdir, store, jobs=jobs, cluster=cluster, progress=progress, check=check
+    )
     baselines: dict[str, SweepResult] = {}
     for b in recipe.baselines:
         try:
@@ -458,7 +461,7 @@ def run_recipe(
         except ValidationError as e:
             raise ConfigError(f"baselines.{b.label}", recipe.name, f"a valid sweep ({e})") from None
         baselines[b.label] = run_sweep(
-            bspec, rdir, store, jobs=jobs, cluster=cluster, progress=progress
+            bspec, rdir, store, jobs=jobs, cluster=cluster, progress=progress, check=check
         )
     return spec, result, baselines
 
@@ -473,15 +476,25 @@ def reproduce(
     cluster: Any = None,
     progress: Callable[[int, int], None] | None = None,
     dirs: Sequence[Path] | None = None,
+    check: Callable[[SweepPlan], None] | None = None,
 ) -> Reproduction:
     """Run a recipe and write its figures, CSV files and report into `out`.
 
     ``runs`` replaces the recipe's replications (a quicker, less precise reproduction; the
     sweep is then stored under ``<name>-runs<N>`` so it never mixes with the full one).
+    ``check``: as in :func:`radiotcp.sweep.run_sweep`, for the sweep and each baseline.
     """
     recipe, rdir = find_recipe(name, dirs)
     return reproduce_recipe(
-        recipe, rdir, out, store, runs=runs, jobs=jobs, cluster=cluster, progress=progress
+        recipe,
+        rdir,
+        out,
+        store,
+        runs=runs,
+        jobs=jobs,
+        cluster=cluster,
+        progress=progress,
+        check=check,
     )
 
 
@@ -495,12 +508,20 @@ def reproduce_recipe(
     jobs: int | None = None,
     cluster: Any = None,
     progress: Callable[[int, int], None] | None = None,
+    check: Callable[[SweepPlan], None] | None = None,
 ) -> Reproduction:
     """:func:`reproduce` of a loaded recipe (`rdir`: the folder its paths are relative to)."""
     from . import plots
 
     spec, result, baselines = run_recipe(
-        recipe, rdir, store, runs=runs, jobs=jobs, cluster=cluster, progress=progress
+        recipe,
+        rdir,
+        store,
+        runs=runs,
+        jobs=jobs,
+        cluster=cluster,
+        progress=progress,
+        check=check,
     )
     rep = Reproduction(recipe, out, result, baselines=baselines)
     out.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterable
 from functools import lru_cache
 
-__all__ = ["CONFIDENCE", "ci_half_width", "mean_ci", "t_quantile"]
+__all__ = ["CONFIDENCE", "MeanCI", "ci_half_width", "mean_ci", "t_quantile"]
 
 CONFIDENCE = 0.90
 
@@ -81,19 +81,75 @@ def t_quantile(p: float, df: int) -> float:
     return math.sqrt(df * v / (1.0 - v)) if on_y else math.sqrt(df * (1.0 - v) / v)
 
 
-def _finite(values: Iterable[float]) -> list[float]:
-    return [float(v) for v in values if math.isfinite(v)]
+class MeanCI:
+    """Mean and Student-t interval of a stream of values, in memory that does not grow with
+    their number: the sum and the sum of squares are kept exactly (as integers), so the
+    result does not depend on the order of the values, and identical values give a spread of
+    exactly 0. NaN and infinite values are left out (they do not count towards ``n``).
 
+    ``result()`` is what :func:`mean_ci` returns for the same values: the mean is the exactly
+    rounded sum divided by n (``math.fsum(x) / n``); the standard deviation is computed from
+    the exact sum of squared deviations from the exact mean.
+    """
 
-def _mean_sd(x: list[float]) -> tuple[float, float]:
-    """Mean and sample standard deviation (ddof=1; NaN for one value) in two passes with
-    exactly rounded sums (math.fsum): identical values give a deviation of exactly 0, and
-    no numpy is needed (`radiotcp run` does not import it)."""
-    n = len(x)
-    m = math.fsum(x) / n
-    if n < 2:
-        return m, math.nan
-    return m, math.sqrt(math.fsum((v - m) ** 2 for v in x) / (n - 1))
+    __slots__ = ("_s1", "_s2", "_shift", "n")
+
+    def __init__(self) -> None:
+        self.n = 0
+        # The sums are of v * 2**_shift and v**2 * 2**(2 * _shift), integers: a finite double
+        # is M * 2**(e - 53) with an integer M, and _shift grows (the sums shifted with it)
+        # whenever a value needs more binary places than those seen before.
+        self._s1 = 0
+        self._s2 = 0
+        self._shift = 0
+
+    def add(self, v: float) -> None:
+        if not math.isfinite(v):
+            return
+        self.n += 1
+        if v == 0.0:
+            return
+        m, e = math.frexp(v)
+        mant = int(m * 9007199254740992.0)  # m * 2**53, exact
+        k = e - 53 + self._shift
+        if k < 0:
+            self._s1 <<= -k
+            self._s2 <<= -2 * k
+            self._shift -= k
+            k = 0
+        self._s1 += mant << k
+        self._s2 += (mant * mant) << (2 * k)
+
+    def add_zeros(self, count: int) -> None:
+        """``count`` values of 0 (a drop reason absent from runs seen before it appeared)."""
+        self.n += count
+
+    def mean_sd(self) -> tuple[float, float]:
+        """Mean and sample standard deviation (ddof=1; NaN for one value, both NaN for none)."""
+        n = self.n
+        if n == 0:
+            return math.nan, math.nan
+        try:
+            mean = (self._s1 / (1 << self._shift)) / n
+        except OverflowError:  # a sum beyond the largest double: the exact mean, rounded
+            mean = self._s1 / (n << self._shift)
+        if n < 2:
+            return mean, math.nan
+        # n * sum((v - mu)^2) = n * S2 - S1^2, exactly, in units of 2**(-2 * _shift).
+        dev = n * self._s2 - self._s1 * self._s1
+        try:
+            return mean, math.sqrt(dev / (n * (n - 1) << (2 * self._shift)))
+        except OverflowError:
+            return mean, math.inf
+
+    def result(self, confidence: float = CONFIDENCE) -> tuple[float, float, int]:
+        """``(mean, ci_half_width, n)`` as :func:`mean_ci` gives them."""
+        mean, sd = self.mean_sd()
+        n = self.n
+        if n < 2:
+            return mean, math.nan, n
+        t = t_quantile((1.0 + confidence) / 2.0, n - 1)
+        return mean, t * sd / math.sqrt(n), n
 
 
 def ci_half_width(values: Iterable[float], confidence: float = CONFIDENCE) -> float:
@@ -101,29 +157,26 @@ def ci_half_width(values: Iterable[float], confidence: float = CONFIDENCE) -> fl
 
     ``t.ppf((1 + confidence) / 2, n - 1) * s / sqrt(n)`` with ``s`` the sample standard
     deviation (ddof=1). For the default 90 % interval that is ``t.ppf(0.95, n - 1)``.
-    NaN when fewer than two values are given (no estimate of the spread).
+    NaN when fewer than two values are given (no estimate of the spread), or when a value is
+    not finite (:func:`mean_ci` leaves those out instead).
     """
-    x = [float(v) for v in values]
-    n = len(x)
-    if n < 2:
-        return math.nan
-    _, s = _mean_sd(x)
-    t = t_quantile((1.0 + confidence) / 2.0, n - 1)
-    return t * s / math.sqrt(n)
+    acc = MeanCI()
+    for v in values:
+        v = float(v)
+        if not math.isfinite(v):
+            return math.nan
+        acc.add(v)
+    return acc.result(confidence)[1]
 
 
 def mean_ci(values: Iterable[float], confidence: float = CONFIDENCE) -> tuple[float, float, int]:
     """``(mean, ci_half_width, n)`` over the finite values (NaN values are left out).
 
     A run whose metric is undefined (e.g. the delay of a flow that delivered nothing) is NaN;
-    it does not count towards ``n``. No finite value gives ``(nan, nan, 0)``.
+    it does not count towards ``n``. No finite value gives ``(nan, nan, 0)``. Computed with
+    :class:`MeanCI`, exactly as the running summaries of ``radiotcp run`` are.
     """
-    x = _finite(values)
-    n = len(x)
-    if n == 0:
-        return math.nan, math.nan, 0
-    # One pass of sums for both (`ci_half_width` would compute the deviation again).
-    m, s = _mean_sd(x)
-    if n < 2:
-        return m, math.nan, n
-    return m, t_quantile((1.0 + confidence) / 2.0, n - 1) * s / math.sqrt(n), n
+    acc = MeanCI()
+    for v in values:
+        acc.add(float(v))
+    return acc.result(confidence)

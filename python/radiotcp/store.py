@@ -119,23 +119,39 @@ class Store:
     # -- writing -------------------------------------------------------------------------------
 
     def register_sweep(self, name: str, spec: Mapping[str, Any], points: int, runs: int) -> None:
+        """Record a sweep of ``points`` x ``runs`` runs (its expected count). A sweep stored
+        with another ``spec`` loses its members, which are then added as the sweep reaches
+        them (:meth:`add_members`); with the same spec (a resumed sweep) they are kept."""
         now = time.time()
-        self._db.execute(
-            "INSERT INTO sweeps(name, spec, points, runs, created, updated) VALUES (?,?,?,?,?,?)"
-            " ON CONFLICT(name) DO UPDATE SET spec=excluded.spec, points=excluded.points,"
-            " runs=excluded.runs, updated=excluded.updated",
-            (name, canonical(spec), points, runs, now, now),
-        )
-        self._db.commit()
+        text = canonical(spec)
+        old = self._db.execute("SELECT spec FROM sweeps WHERE name = ?", (name,)).fetchone()
+        with self._db:
+            if old is None or old[0] != text:
+                self._db.execute("DELETE FROM members WHERE sweep = ?", (name,))
+            self._db.execute(
+                "INSERT INTO sweeps(name, spec, points, runs, created, updated)"
+                " VALUES (?,?,?,?,?,?)"
+                " ON CONFLICT(name) DO UPDATE SET spec=excluded.spec, points=excluded.points,"
+                " runs=excluded.runs, updated=excluded.updated",
+                (name, text, points, runs, now, now),
+            )
 
-    def add_members(self, sweep: str, rows: Iterable[tuple[str, int, Mapping[str, Any]]]) -> None:
-        """Record which run keys (with their point index and parameters) make up a sweep."""
-        self._db.execute("DELETE FROM members WHERE sweep = ?", (sweep,))
-        self._db.executemany(
-            "INSERT OR REPLACE INTO members(sweep, key, point, params) VALUES (?,?,?,?)",
-            ((sweep, key, point, canonical(dict(params))) for key, point, params in rows),
-        )
-        self._db.commit()
+    def add_members(
+        self,
+        sweep: str,
+        rows: Iterable[tuple[str, int, Mapping[str, Any]]],
+        *,
+        replace: bool = True,
+    ) -> None:
+        """Record run keys (with their point index and parameters) as members of a sweep;
+        ``replace``: they are all its members (the others are removed), else they are added."""
+        with self._db:
+            if replace:
+                self._db.execute("DELETE FROM members WHERE sweep = ?", (sweep,))
+            self._db.executemany(
+                "INSERT OR IGNORE INTO members(sweep, key, point, params) VALUES (?,?,?,?)",
+                ((sweep, key, point, canonical(dict(params))) for key, point, params in rows),
+            )
 
     def put_config(self, config_json: str) -> str:
         """Store a resolved configuration (JSON text) once; returns its hash."""
@@ -176,12 +192,12 @@ class Store:
         return found
 
     def sweeps(self) -> list[dict[str, Any]]:
-        """Every sweep with its expected and stored run counts."""
+        """Every sweep with its expected (points x runs) and stored run counts."""
         q = (
             "SELECT s.name, s.points, s.runs, s.updated,"
             " (SELECT COUNT(*) FROM members m JOIN runs r ON r.key = m.key"
             "  WHERE m.sweep = s.name) AS done,"
-            " (SELECT COUNT(*) FROM members m WHERE m.sweep = s.name) AS expected"
+            " s.points * s.runs AS expected"
             " FROM sweeps s ORDER BY s.name"
         )
         cols = ["name", "points", "runs", "updated", "done", "expected"]

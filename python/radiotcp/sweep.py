@@ -49,14 +49,18 @@ from .stats import mean_ci
 from .store import RunRecord, Store, canonical, run_key
 
 __all__ = [
+    "PlannedPoint",
     "PlannedRun",
+    "SweepPlan",
     "SweepResult",
     "SweepSpec",
     "build_version",
     "derive_seed",
     "expand_points",
+    "iter_points",
     "load_sweep",
     "plan",
+    "plan_points",
     "run_sweep",
     "write_csv",
 ]
@@ -144,22 +148,34 @@ def load_sweep(
     return spec, base_dir
 
 
-def expand_points(spec: SweepSpec) -> list[dict[str, Any]]:
-    """The sweep's points: the cartesian product of the grid axes (in file order), the zip
-    axis and the `zips` axes, each point a dict of dotted key -> value. No axes: one point with
-    no parameters."""
+def _axes(spec: SweepSpec) -> list[list[dict[str, Any]]]:
     axes: list[list[dict[str, Any]]] = [[{k: v} for v in vals] for k, vals in spec.grid.items()]
     for z in [spec.zip, *spec.zips]:
         if z:
             n = len(next(iter(z.values())))
             axes.append([{k: vals[i] for k, vals in z.items()} for i in range(n)])
-    points = []
-    for combo in itertools.product(*axes):
+    return axes
+
+
+def count_points(spec: SweepSpec) -> int:
+    """The number of points of the sweep, without listing them."""
+    return math.prod(len(axis) for axis in _axes(spec))
+
+
+def iter_points(spec: SweepSpec) -> Iterator[dict[str, Any]]:
+    """The sweep's points one at a time: the cartesian product of the grid axes (in file
+    order), the zip axis and the `zips` axes, each point a dict of dotted key -> value. No
+    axes: one point with no parameters."""
+    for combo in itertools.product(*_axes(spec)):
         p: dict[str, Any] = {}
         for part in combo:
             p.update(part)
-        points.append(p)
-    return points
+        yield p
+
+
+def expand_points(spec: SweepSpec) -> list[dict[str, Any]]:
+    """The sweep's points as a list (see :func:`iter_points`)."""
+    return list(iter_points(spec))
 
 
 def build_version() -> str:
@@ -189,16 +205,76 @@ class PlannedRun:
     run_index: int
 
 
-def plan(spec: SweepSpec, base_dir: Path) -> list[PlannedRun]:
-    """Resolve and validate every point (all problems of all points reported together) and list
-    every run of the sweep."""
+@dataclass(frozen=True)
+class PlannedPoint:
+    """One point of a sweep, resolved: its parameters, configuration (as a dict, as the core's
+    JSON and in the canonical form hashed into run keys) and seed. Its runs are derived from
+    it when they are needed (:meth:`key`), never listed ahead."""
+
+    point: int
+    params: dict[str, Any]
+    config: dict[str, Any]
+    config_json: str
+    canon: str
+    seed: int
+
+    def key(self, run_index: int, version: str) -> str:
+        return run_key(self.canon, self.seed, run_index, version)
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    """A sweep with every point resolved and checked, and its runs not yet listed: what
+    :func:`run_sweep` works from. ``points`` are the distinct points: a point whose resolved
+    configuration an earlier point already has shares that point's runs and is left out
+    (its parameters differ only in labels)."""
+
+    spec: SweepSpec
+    points: list[PlannedPoint]
+    version: str
+
+    @property
+    def runs(self) -> int:
+        """Runs of the whole sweep (points x replications)."""
+        return len(self.points) * self.spec.runs
+
+    def estimate(self) -> tuple[float, float]:
+        """The work of every run of the sweep, as the core estimates it (``radiotcp.cost``):
+        (events, wall time in seconds on one core of the reference machine)."""
+        events = wall = 0.0
+        for p in self.points:
+            e, w = _core.estimate_cost(p.config_json)
+            events += e * self.spec.runs
+            wall += w * self.spec.runs
+        return events, wall
+
+    def fingerprint(self) -> str:
+        """What the sweep's run keys depend on (every point's configuration, seed and
+        parameters, the build and the replications): equal fingerprints, equal members."""
+        h = hashlib.sha256(f"{self.version}\n{self.spec.runs}\n".encode())
+        for p in self.points:
+            h.update(f"{p.point}\n{canonical(p.params)}\n{p.seed}\n{p.canon}\n".encode())
+        return h.hexdigest()
+
+    def iter_runs(self) -> Iterator[PlannedRun]:
+        """Every run, point by point (the whole list is points x runs long: iterate it)."""
+        for p in self.points:
+            for r in range(self.spec.runs):
+                yield PlannedRun(
+                    p.key(r, self.version), p.point, p.params, p.config, p.config_json, p.seed, r
+                )
+
+
+def plan_points(spec: SweepSpec, base_dir: Path) -> SweepPlan:
+    """Resolve and validate every point (all problems of all points reported together); the
+    runs are not listed (memory in the number of points, not of runs)."""
     base: Any = None
     if spec.base is not None:
         base = load_toml(base_dir / spec.base)
-    version = build_version()
-    runs: list[PlannedRun] = []
+    points: list[PlannedPoint] = []
+    seen: set[tuple[str, int]] = set()
     problems: list[ConfigError] = []
-    for i, params in enumerate(expand_points(spec)):
+    for i, params in enumerate(iter_points(spec)):
         try:
             # Keys starting with "_" label a point (names for tables and figures); they are
             # parameters of the point (and of its seed) but not settings.
@@ -211,16 +287,21 @@ def plan(spec: SweepSpec, base_dir: Path) -> list[PlannedRun]:
             )
             continue
         config = to_dict(cfg)
-        doc = to_core_json(cfg)
         canon = canonical(config)
         seed = derive_seed(spec.seed, config)
-        runs.extend(
-            PlannedRun(run_key(canon, seed, r, version), i, params, config, doc, seed, r)
-            for r in range(spec.runs)
-        )
+        if (canon, seed) in seen:
+            continue
+        seen.add((canon, seed))
+        points.append(PlannedPoint(i, params, config, to_core_json(cfg), canon, seed))
     if problems:
         raise ConfigError.from_problems(problems)
-    return runs
+    return SweepPlan(spec, points, build_version())
+
+
+def plan(spec: SweepSpec, base_dir: Path) -> list[PlannedRun]:
+    """Resolve and validate every point and list every run of the sweep (points x runs
+    entries; :func:`run_sweep` iterates them from :func:`plan_points` instead)."""
+    return list(plan_points(spec, base_dir).iter_runs())
 
 
 # ----------------------------------------------------------------------------------------------
@@ -265,7 +346,9 @@ class SweepResult:
         return out
 
     def points(self) -> list[dict[str, Any]]:
-        """One row per point: parameters, n, and ``<metric>``, ``<metric>.ci90``,
+        """One row per point: parameters, ``runs``, ``identical`` (two runs or more, all with
+        the same metrics: the point draws nothing at random, so its interval of 0 says
+        nothing, as ``Results.identical``), and ``<metric>``, ``<metric>.ci90``,
         ``<metric>.n`` (mean, 90% Student-t half-width, finite samples) for every metric.
 
         Computed once (a report or a document asks several times, and a sweep of thousands of
@@ -274,6 +357,8 @@ class SweepResult:
 
     @cached_property
     def _points(self) -> list[dict[str, Any]]:
+        from .run import same_metrics
+
         by_point: dict[int, list[RunRecord]] = {}
         for r in self.records:
             by_point.setdefault(r.point, []).append(r)
@@ -282,7 +367,17 @@ class SweepResult:
         metrics = [(m, 0.0 if m.startswith("drops.") else math.nan) for m in self.metrics]
         out = []
         for p, recs in sorted(by_point.items()):
-            row: dict[str, Any] = {"point": p, **recs[0].params, "runs": len(recs)}
+            first = recs[0]
+            identical = len(recs) >= 2 and all(
+                r.metrics_json == first.metrics_json or same_metrics(first.metrics, r.metrics)
+                for r in recs[1:]
+            )
+            row: dict[str, Any] = {
+                "point": p,
+                **first.params,
+                "runs": len(recs),
+                "identical": identical,
+            }
             runs = [r.metrics for r in recs]
             for m, default in metrics:
                 mean, half, n = mean_ci([float(r.get(m, default)) for r in runs])
@@ -341,14 +436,43 @@ def read_sweep(store: Store, name: str) -> SweepResult:
 # ----------------------------------------------------------------------------------------------
 
 
-def _chunks(tasks: Sequence[Task], workers: int) -> list[list[Task]]:
-    """Chunks big enough that a task's cost dwarfs its dispatch, small enough (>= 8 per worker)
-    to balance load and show progress."""
-    size = max(1, min(64, math.ceil(len(tasks) / (8 * max(1, workers)))))
-    return [list(tasks[i : i + size]) for i in range(0, len(tasks), size)]
+# What handing a chunk to a worker costs (CPU seconds, driver and worker together), measured on
+# the 2-core reference machine: a local pool's pickling and pipe, and Dask's scheduler, client
+# and worker (4-5 ms on each side per task when the machine is busy).
+LOCAL_TASK_S = 0.0005
+DASK_TASK_S = 0.005
+# The most work (estimated seconds) in one chunk: the progress moves and an interruption
+# loses at most this much per chunk in flight.
+CHUNK_MAX_S = 2.0
+# What a run costs besides its simulation (the binding, its metrics as JSON, its store row),
+# added to the core's estimate, which counts the simulation only.
+RUN_OVERHEAD_S = 0.0002
 
 
-def _run_local(chunks: list[list[Task]], jobs: int) -> Iterator[list[Done]]:
+def _chunks(
+    tasks: Iterable[Task], total: int, workers: int, run_s: float, task_s: float
+) -> Iterator[list[Task]]:
+    """``tasks`` (at most ``total`` of them) in chunks taken from the iterable as they are
+    needed, each 1/(2 x workers) of what is left (guided self-scheduling): big chunks first,
+    ever smaller ones towards the end, so that no worker is left alone with a big chunk
+    while the others idle. ``run_s`` is a run's estimated wall time and ``task_s`` what a
+    chunk costs to hand out: a chunk holds at least 10 x ``task_s`` of work (its dispatch
+    then costs at most a tenth) and at most CHUNK_MAX_S."""
+    it = iter(tasks)
+    left = total
+    run_s = max(run_s, 1e-6)
+    smallest = max(1, math.ceil(10 * task_s / run_s))
+    largest = max(smallest, math.floor(CHUNK_MAX_S / run_s))
+    while True:
+        size = min(largest, max(smallest, math.ceil(left / (2 * max(1, workers)))))
+        chunk = list(itertools.islice(it, size))
+        if not chunk:
+            return
+        left -= len(chunk)
+        yield chunk
+
+
+def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
     """Run the chunks on `jobs` cores: `jobs - 1` worker processes plus this process, which
     runs chunks itself whenever no worker result is waiting. The driver's own work (storing
     results) then shares a core with its simulations instead of competing with `jobs`
@@ -402,20 +526,87 @@ def _kill_workers(pool: ProcessPoolExecutor) -> None:
             proc.join(timeout=5)
 
 
-def _run_dask(chunks: list[list[Task]], cluster: Any) -> Iterator[list[Done]]:
+def _run_dask(
+    chunks_for: Callable[[int], Iterable[list[Task]]], cluster: Any
+) -> Iterator[list[Done]]:
+    """Run chunks on a Dask cluster: ``chunks_for(threads)`` makes them for the cluster's
+    worker threads; three per thread are in flight at a time, the next submitted as each
+    finishes, so the work list is never all in memory, here or on the scheduler."""
     from distributed import Client, as_completed
 
     client = cluster if isinstance(cluster, Client) else Client(cluster)
     try:
-        futures = client.map(run_chunk, chunks, pure=False)
+        threads = max(1, sum(client.nthreads().values()))
+        todo = iter(chunks_for(threads))
+        pending = {
+            client.submit(run_chunk, c, pure=False) for c in itertools.islice(todo, 3 * threads)
+        }
+        done = as_completed(pending)
         try:
-            for fut in as_completed(futures):
+            for fut in done:
+                pending.discard(fut)
+                nxt = next(todo, None)
+                if nxt is not None:
+                    new = client.submit(run_chunk, nxt, pure=False)
+                    pending.add(new)
+                    done.add(new)
                 yield fut.result()
         finally:
-            client.cancel(futures)
+            if pending:
+                client.cancel(list(pending))
     finally:
         if client is not cluster:
             client.close()
+
+
+# Runs whose keys are made, recorded as members and looked up in the store at once, as the
+# work list reaches them.
+_BATCH = 500
+
+
+class _Pending:
+    """The runs of a sweep that the store lacks, found in order as they are needed: each batch
+    of run keys is recorded as members of the sweep and looked up in the store, and the
+    missing runs are yielded as tasks. ``stored`` counts the runs found already done."""
+
+    def __init__(self, sp: SweepPlan, store: Store) -> None:
+        self.sp = sp
+        self.store = store
+        self.stored = 0
+        # The tasks handed out and not yet finished: key -> (point, run index, config hash).
+        self.by_key: dict[str, tuple[PlannedPoint, int, str]] = {}
+
+    def _runs(self) -> Iterator[tuple[PlannedPoint, int]]:
+        for p in self.sp.points:
+            for r in range(self.sp.spec.runs):
+                yield p, r
+
+    def __iter__(self) -> Iterator[Task]:
+        sp, name = self.sp, self.sp.spec.name
+        config_hash: dict[int, str] = {}
+        runs = self._runs()
+        # Batches across points: a sweep of a few runs per point costs a few transactions.
+        while batch := list(itertools.islice(runs, _BATCH)):
+            keyed = [(p, r, p.key(r, sp.version)) for p, r in batch]
+            self.store.add_members(
+                name, ((k, p.point, p.params) for p, _, k in keyed), replace=False
+            )
+            have = self.store.existing(k for _, _, k in keyed)
+            self.stored += len(have)
+            for p, r, key in keyed:
+                if key in have:
+                    continue
+                h = config_hash.get(p.point)
+                if h is None:
+                    h = config_hash[p.point] = self.store.put_config(p.config_json)
+                self.by_key[key] = (p, r, h)
+                yield (key, p.config_json, p.seed, r)
+
+    def row(self, done: Done) -> tuple[str, str, int, int, str, str, float]:
+        """The store row of a finished run (its task forgotten)."""
+        key, metrics, wall = done
+        p, r, config_hash = self.by_key.pop(key)
+        return (key, config_hash, p.seed, r, self.sp.version, metrics, wall)
 
 
 def run_sweep(
@@ -426,56 +617,66 @@ def run_sweep(
     jobs: int | None = None,
     cluster: Any = None,
     progress: Callable[[int, int], None] | None = None,
+    check: Callable[[SweepPlan], None] | None = None,
+    planned: SweepPlan | None = None,
 ) -> SweepResult:
     """Run what the store lacks of a sweep and return all of it.
 
     ``jobs``: local worker processes (default: all cores; 1 = in this process). ``cluster``: a
     Dask scheduler address or ``distributed.Client`` instead of the local pool.
-    ``progress(done, total)`` is called as chunks finish (``done`` counts runs computed now).
-    Each finished chunk is committed before the next is awaited, so an interruption loses at
-    most the chunks in flight. No worker outlives the call: Ctrl-C (``KeyboardInterrupt``),
-    SIGTERM or SIGHUP (:class:`radiotcp._lifetime.Terminated`, raised here when the signal's
-    handling was the default) end the pool and propagate, and the kernel kills local workers
-    whose driver died outright (SIGKILL).
+    ``check(plan)`` is called once every point is resolved, before the store is written or a
+    run starts (``radiotcp reproduce`` refuses too much work there). ``planned``: the spec's
+    points already resolved (:func:`plan_points`), not resolved again.
+    ``progress(done, total)`` is called at once and as chunks finish: ``total`` is every run
+    of the sweep, ``done`` those in the store (found there or computed now).
+
+    The work list is made as the workers need it (runs keyed, recorded as members of the
+    sweep and looked up in the store 500 at a time), so that memory and the time to the first
+    run do not grow with points x runs. Each finished chunk
+    is committed before the next is awaited, so an interruption loses at most the chunks in
+    flight. No worker outlives the call: Ctrl-C (``KeyboardInterrupt``), SIGTERM or SIGHUP
+    (:class:`radiotcp._lifetime.Terminated`, raised here when the signal's handling was the
+    default) end the pool and propagate, and the kernel kills local workers whose driver died
+    outright (SIGKILL).
     """
-    planned = plan(spec, base_dir)
+    sp = planned if planned is not None else plan_points(spec, base_dir)
+    if check is not None:
+        check(sp)
+    # The stored membership is kept when the sweep is the same (same points, configurations,
+    # build and replications: a resumed sweep); otherwise it is rebuilt as the runs are reached.
     store.register_sweep(
-        spec.name, spec.model_dump(mode="json"), len(planned) // spec.runs, spec.runs
+        spec.name,
+        {**spec.model_dump(mode="json"), "plan": sp.fingerprint()},
+        len(sp.points),
+        spec.runs,
     )
-    store.add_members(spec.name, ((p.key, p.point, p.params) for p in planned))
-    have = store.existing(p.key for p in planned)
-    todo = [p for p in planned if p.key not in have]
-    by_key = {p.key: p for p in todo}
     jobs = jobs or os.cpu_count() or 1
-    chunks = _chunks([(p.key, p.config_json, p.seed, p.run_index) for p in todo], jobs)
+    pending = _Pending(sp, store)
+    run_s = sp.estimate()[1] / max(1, sp.runs) + RUN_OVERHEAD_S
     results: Iterable[list[Done]] = (
-        _run_dask(chunks, cluster) if cluster is not None else _run_local(chunks, jobs)
+        _run_dask(lambda n: _chunks(pending, sp.runs, n, run_s, DASK_TASK_S), cluster)
+        if cluster is not None
+        else _run_local(_chunks(pending, sp.runs, jobs, run_s, LOCAL_TASK_S), jobs)
     )
-    config_hash = {doc: store.put_config(doc) for doc in {p.config_json for p in todo}}
     done = 0
     wall = 0.0
-    version = build_version()
     if progress is not None:
-        progress(0, len(todo))
+        progress(0, sp.runs)
     with termination_raises():
         try:
             for batch in results:
-                rows = []
-                for key, metrics, w in batch:
-                    p = by_key[key]
-                    rows.append(
-                        (key, config_hash[p.config_json], p.seed, p.run_index, version, metrics, w)
-                    )
-                    wall += w
-                store.put_runs(rows)
+                store.put_runs([pending.row(d) for d in batch])
+                wall += sum(w for _, _, w in batch)
                 done += len(batch)
                 if progress is not None:
-                    progress(done, len(todo))
+                    progress(pending.stored + done, sp.runs)
         finally:
             # Now, not when the generator is collected: its cleanup ends the workers.
             close = getattr(results, "close", None)
             if close is not None:
                 close()
+    if progress is not None:
+        progress(pending.stored + done, sp.runs)
     res = read_sweep(store, spec.name)
     res.computed = done
     res.wall_time_s = wall

@@ -32,6 +32,17 @@ SET_HELP = "override one setting (repeatable)"
 # --runs 1000000000 is refused at once instead of queueing years of work.
 MAX_RUNS = 100_000
 ALLOW_MANY_HELP = f"allow more than {MAX_RUNS:,} replications per point"
+# The most work a command starts unless --yes: its runs times the core's estimate of events
+# per run (radiotcp.cost). 1e10 events is ten times every recipe of the project together
+# (about 1e9 events, 23 minutes of one core on the reference machine); it is about 25 minutes
+# of one core for wired runs and 3 to 6 hours for radio bearers (UMTS, LTE), whose events cost
+# more. Past it, a typed-in count (--runs 100000 on a large grid) is refused at once with the
+# estimate, instead of filling the store for days.
+MAX_WORK_EVENTS = 1e10
+YES_HELP = (
+    f"start even when the work is estimated above {MAX_WORK_EVENTS:.0e} events "
+    "(runs x the estimated events of a run)"
+)
 # How long `--cluster` may take to accept a connection before the sweep gives up.
 CLUSTER_TIMEOUT_S = 3.0
 FORMAT_HELP = (
@@ -62,6 +73,31 @@ def check_count(
     if maximum is not None and value > maximum:
         lift = f" (or add {allow_flag})" if allow_flag else ""
         raise ConfigError(flag, str(value), f"an integer in [{minimum}, {maximum}]{lift}")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    if seconds < 2 * 365 * 86400:
+        return f"{seconds / 86400:.1f} days"
+    return f"{seconds / (365 * 86400):.2g} years"
+
+
+def check_work(events: float, wall_s: float, what: str, yes: bool) -> None:
+    """Refuse work estimated above :data:`MAX_WORK_EVENTS` events unless ``yes`` (--yes): one
+    line with the estimate (``what``: the runs it counts), its time on one core of the
+    reference machine, the limit and the flag that lifts it."""
+    if yes or events <= MAX_WORK_EVENTS:
+        return
+    raise ConfigError(
+        "estimated work",
+        f"{events:.2g} events ({what}, about {_duration(wall_s)} of one core)",
+        f"at most {MAX_WORK_EVENTS:.0e} events; add --yes to start it anyway",
+    )
 
 
 def _kind(mode: int) -> str:

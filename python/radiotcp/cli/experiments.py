@@ -22,6 +22,7 @@ from .common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     MAX_RUNS,
+    YES_HELP,
     CommandFailed,
     Flag,
     add_config_args,
@@ -29,6 +30,7 @@ from .common import (
     check_figure_file,
     check_output_dir,
     check_output_file,
+    check_work,
     connect_cluster,
     emit_table,
 )
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..store import Store
-    from ..sweep import SweepResult
+    from ..sweep import SweepPlan, SweepResult
 
 SWEEP_EPILOG = """\
 A sweep file names a base scenario and the keys to vary:
@@ -61,6 +63,9 @@ seed and the point's fully resolved configuration (not the names of the swept ke
 run r uses (that seed, run index r): the same configuration gets the same numbers in every
 sweep or recipe. A sweep name already in the store with other points (base, set, grid, zip,
 seed) is refused unless --replace; only runs may change (more or fewer replications).
+Before any run the work is estimated (points x runs x the core's events per run): above
+1e10 events the sweep is refused unless --yes. A point whose runs all gave the same metrics
+has its n marked "=" (points.csv: identical).
 
 examples:
   radiotcp sweep my-sweep.toml
@@ -192,6 +197,19 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--allow-many-runs", action="store_true", help=ALLOW_MANY_HELP)
+    p.add_argument("--yes", action="store_true", help=YES_HELP)
+
+
+def _work_check(args: argparse.Namespace) -> Callable[[SweepPlan], None]:
+    """The check of a sweep's estimated work before it starts (``run_sweep(check=...)``):
+    above the limit it is refused unless --yes."""
+
+    def check(sp: SweepPlan) -> None:
+        events, wall = sp.estimate()
+        what = f"{len(sp.points):,} points x {sp.spec.runs:,} runs"
+        check_work(events, wall, what, args.yes)
+
+    return check
 
 
 def _fmt(mean: float, half: float) -> str:
@@ -222,7 +240,7 @@ def _print_points(
     points = res.points()
     shown = [m for m in metrics if m in res.metrics]
     if fmt == "csv":
-        headers = [*params, "runs"] + [c for m in shown for c in (m, f"{m}.ci90")]
+        headers = [*params, "runs", "identical"] + [c for m in shown for c in (m, f"{m}.ci90")]
         raw = [[row[h] for h in headers] for row in points]
         emit_table(out, "csv", "", headers, [], raw)
         return
@@ -231,12 +249,18 @@ def _print_points(
     cells = [
         [
             *[str(row[p]) for p in params],
-            str(row["runs"]),
+            f"{row['runs']}{IDENTICAL_MARK if row['identical'] else ''}",
             *[_fmt(row[m], row[f"{m}.ci90"]) for m in shown],
         ]
         for row in (points if fmt == "markdown" else points[:limit])
     ]
     emit_table(out, fmt, title, headers, cells, right=tuple(range(len(headers))))
+    same = sum(1 for row in points if row["identical"])
+    note = identical_points_note(same, len(points))
+    if note and fmt == "markdown":
+        print(f"note: {note}", file=sys.stderr)
+    elif note:
+        out.print(f"[yellow]note:[/yellow] {note}", highlight=False)
     if fmt == "markdown":
         return
     if limit is not None and len(points) > limit:
@@ -246,13 +270,62 @@ def _print_points(
         )
 
 
-def _write_tables(res: SweepResult, folder: Path) -> list[Path]:
+# Marks, in a sweep's table, a point whose runs all gave the same metrics.
+IDENTICAL_MARK = " ="
+
+
+def identical_points_note(same: int, points: int) -> str | None:
+    """What to say under a sweep's table when points have identical runs (None if none)."""
+    if not same:
+        return None
+    which = "every point" if same == points else f"{same} of {points} points"
+    return (
+        f"n{IDENTICAL_MARK}: the runs of {which} are identical (no random element in the "
+        "scenario), so an interval of 0 says nothing; set a loss rate or a start jitter "
+        "(flows.start_jitter_s)"
+    )
+
+
+TABLE_FILES = ("runs.csv", "points.csv")
+
+
+def _write_tables(res: SweepResult, folder: Path, written: list[Path]) -> None:
+    """runs.csv and points.csv into ``folder``, each written whole under a temporary name and
+    then renamed: a file named there is complete. ``written`` lists those done so far."""
+    import os
+
     from ..sweep import write_csv
 
     folder.mkdir(parents=True, exist_ok=True)
-    write_csv(folder / "runs.csv", res.rows())
-    write_csv(folder / "points.csv", res.points())
-    return [folder / "runs.csv", folder / "points.csv"]
+    for name, rows in (("runs.csv", res.rows), ("points.csv", res.points)):
+        dest = folder / name
+        tmp = folder / f".{name}.{os.getpid()}.part"
+        try:
+            write_csv(tmp, rows())
+            os.replace(tmp, dest)
+        finally:
+            tmp.unlink(missing_ok=True)
+        written.append(dest)
+
+
+def _interrupted_writing(args: argparse.Namespace, res: SweepResult, written: list[Path]) -> int:
+    """Ctrl-C once every run is stored, while the tables are written or printed: what is
+    stored, which files are complete, and how to get the others."""
+    parts = [
+        f"interrupted (Ctrl-C) after the sweep: its {len(res.records)} runs are stored in "
+        f"{args.store}"
+    ]
+    if written:
+        parts.append(f"written: {', '.join(str(p) for p in written)}")
+    missing = [] if args.output is None else [args.output / n for n in TABLE_FILES]
+    missing = [p for p in missing if p not in written]
+    if missing:
+        parts.append(
+            f"not written: {', '.join(str(p) for p in missing)} (the same command again "
+            "computes nothing and writes them)"
+        )
+    print("; ".join(parts), file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 MAIN_METRICS = ["goodput_kbps", "delay_mean_ms", "drops", "timeouts"]
@@ -293,7 +366,7 @@ def cmd_sweep(args: argparse.Namespace, out: Console, err: Console) -> int:
     import sqlite3
 
     from .._lifetime import Terminated
-    from ..sweep import load_sweep, run_sweep
+    from ..sweep import load_sweep, plan_points, run_sweep
 
     fmt = _output_format(args)
     if args.seed is not None and not 0 <= args.seed < 2**64:
@@ -307,12 +380,21 @@ def cmd_sweep(args: argparse.Namespace, out: Console, err: Console) -> int:
             "runs", str(spec.runs), f"an integer in [1, {MAX_RUNS}] (or add --allow-many-runs)"
         )
     cluster = _check_run_options(args)
+    # Every point resolved and the work checked before the store is opened.
+    planned = plan_points(spec, base_dir)
+    _work_check(args)(planned)
     with _store(args) as store:
         _check_same_sweep(store, spec, args.replace)
         with _progress(err, not (args.no_progress or fmt == "json")) as prog:
             try:
                 res = run_sweep(
-                    spec, base_dir, store, jobs=args.jobs, cluster=cluster, progress=prog
+                    spec,
+                    base_dir,
+                    store,
+                    jobs=args.jobs,
+                    cluster=cluster,
+                    progress=prog,
+                    planned=planned,
                 )
             except KeyboardInterrupt:
                 return _interrupted(store)
@@ -329,7 +411,26 @@ def cmd_sweep(args: argparse.Namespace, out: Console, err: Console) -> int:
                 return e.exit_status
             except (sqlite3.Error, OSError) as e:
                 raise _stopped(store, e) from None
-    files = _write_tables(res, args.output) if args.output else []
+    written: list[Path] = []
+    try:
+        if args.output:
+            _write_tables(res, args.output, written)
+        _show_sweep(out, err, args, res, fmt, written)
+    except KeyboardInterrupt:
+        return _interrupted_writing(args, res, written)
+    return EXIT_OK
+
+
+def _show_sweep(
+    out: Console,
+    err: Console,
+    args: argparse.Namespace,
+    res: SweepResult,
+    fmt: str | None,
+    files: list[Path],
+) -> None:
+    """A finished sweep on stdout: its points (table, markdown, csv or json) and, for a
+    person, what was computed and written."""
     if fmt == "json":
         sys.stdout.write(
             json.dumps(
@@ -344,7 +445,7 @@ def cmd_sweep(args: argparse.Namespace, out: Console, err: Console) -> int:
             )
             + "\n"
         )
-        return EXIT_OK
+        return
     _print_points(out, res, MAIN_METRICS, fmt=fmt)
     # The summary lines are for a person: with a machine format on stdout they go to stderr.
     note = out if fmt in (None, "table") else err
@@ -355,7 +456,6 @@ def cmd_sweep(args: argparse.Namespace, out: Console, err: Console) -> int:
     )
     for f in files:
         note.print(f"written: {f}", highlight=False)
-    return EXIT_OK
 
 
 LIST_FORMATS = ("table", "markdown", "csv", "json")
@@ -477,6 +577,7 @@ def cmd_reproduce(args: argparse.Namespace, out: Console, err: Console) -> int:
                 jobs=args.jobs,
                 cluster=cluster,
                 progress=prog,
+                check=_work_check(args),
             )
         except KeyboardInterrupt:
             return _interrupted(store)
