@@ -99,7 +99,9 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedule `event` at absolute time `at`. Scheduling in the past is a logic error.
-    #[inline]
+    /// Always inlined: out of line (LLVM's choice at `#[inline]`), each event was built in a
+    /// temporary and copied into the slab, 2 % of the wired path's instructions.
+    #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let seq = self.next_seq;

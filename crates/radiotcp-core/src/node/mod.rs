@@ -112,7 +112,9 @@ impl Node {
     }
 
     /// A packet reached the node, over `from` (a link and the direction it travelled) or
-    /// handed over by an attached node (`None`).
+    /// handed over by an attached node (`None`). Always inlined into the loop: a call here
+    /// copied every packet once more on its way to the node (2 % of the wired path).
+    #[inline(always)]
     pub fn receive(&mut self, ctx: &mut Ctx, pkt: Packet, from: Option<(LinkId, Dir)>) {
         match self {
             Node::Host(n) => n.receive(ctx, pkt),
