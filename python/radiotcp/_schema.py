@@ -8,48 +8,13 @@ and help text live in the Rust types only (``radiotcp._core.config_schema()``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal
 
-
-def _opt(read: Any, v: Any) -> Any:
-    return None if v is None else read(v)
+from ._table import Table, opt
 
 
-def _plain(v: Any) -> Any:
-    if isinstance(v, _Table):
-        return v.to_dict()
-    if isinstance(v, list):
-        return [_plain(x) for x in v]
-    return v
-
-
-class _Table:
-    """A table of a resolved scenario: its keys as attributes, in declaration order."""
-
-    __slots__ = ()
-
-    def _items(self) -> Iterator[tuple[str, Any]]:
-        for k in self.__slots__:
-            yield k, getattr(self, k)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The table as plain JSON-compatible data, keys in declaration order."""
-        return {k: _plain(v) for k, v in self._items()}
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{k}={v!r}" for k, v in self._items())
-        return f"{type(self).__name__}({inner})"
-
-
-class SimulationConfig(_Table):
+class SimulationConfig(Table):
     """SimulationConfig"""
 
     __slots__ = (
@@ -89,7 +54,7 @@ SsthreshBasisKind = Literal["flight_size", "window", "cwnd"]
 CongestionControlKind = Literal["reno", "cubic"]
 
 
-class TcpConfig(_Table):
+class TcpConfig(Table):
     """TcpConfig"""
 
     __slots__ = (
@@ -265,7 +230,7 @@ class TcpConfig(_Table):
         return t
 
 
-class FlowsConfig(_Table):
+class FlowsConfig(Table):
     """FlowsConfig"""
 
     __slots__ = (
@@ -307,7 +272,7 @@ class FlowsConfig(_Table):
 QueueDiscipline = Literal["droptail"]
 
 
-class QueueConfig(_Table):
+class QueueConfig(Table):
     """QueueConfig"""
 
     __slots__ = (
@@ -336,7 +301,7 @@ class QueueConfig(_Table):
 DelayProcessKind = Literal["constant", "uniform", "normal", "markov", "trace"]
 
 
-class DelayLevelConfig(_Table):
+class DelayLevelConfig(Table):
     """One level of a Markov-modulated delay."""
 
     __slots__ = (
@@ -360,7 +325,7 @@ class DelayLevelConfig(_Table):
 DelayDirections = Literal["both", "data", "ack"]
 
 
-class SpikeConfig(_Table):
+class SpikeConfig(Table):
     """A scheduled stall or added delay on a link."""
 
     __slots__ = (
@@ -389,7 +354,7 @@ class SpikeConfig(_Table):
         return t
 
 
-class VariableDelayConfig(_Table):
+class VariableDelayConfig(Table):
     """The per-packet one-way delay of a link (docs/models/variable-delay-link.md)."""
 
     __slots__ = (
@@ -448,7 +413,7 @@ class VariableDelayConfig(_Table):
         return t
 
 
-class LinkConfig(_Table):
+class LinkConfig(Table):
     """LinkConfig"""
 
     __slots__ = (
@@ -486,11 +451,11 @@ class LinkConfig(_Table):
         t.loss_rate = d["loss_rate"]
         t.ack_loss_rate = d["ack_loss_rate"]
         t.queue = QueueConfig.from_dict(d["queue"])
-        t.variable_delay = _opt(VariableDelayConfig.from_dict, d["variable_delay"])
+        t.variable_delay = opt(VariableDelayConfig.from_dict, d["variable_delay"])
         return t
 
 
-class WiredAccessConfig(_Table):
+class WiredAccessConfig(Table):
     """The last link reaches the client directly."""
 
     __slots__ = ("kind",)
@@ -507,7 +472,7 @@ class WiredAccessConfig(_Table):
 ChannelKind = Literal["none", "iid", "markov"]
 
 
-class ChannelConfig(_Table):
+class ChannelConfig(Table):
     """ChannelConfig"""
 
     __slots__ = (
@@ -533,7 +498,7 @@ class ChannelConfig(_Table):
         return t
 
 
-class RlcConfig(_Table):
+class RlcConfig(Table):
     """RlcConfig"""
 
     __slots__ = (
@@ -589,7 +554,7 @@ class RlcConfig(_Table):
 BufferDisciplineKind = Literal["droptail", "red", "sbd", "codel", "pie"]
 
 
-class RedConfig(_Table):
+class RedConfig(Table):
     """RED with the instantaneous queue (w_q = 1) and the count-based correction."""
 
     __slots__ = (
@@ -614,7 +579,7 @@ class RedConfig(_Table):
         return t
 
 
-class SbdConfig(_Table):
+class SbdConfig(Table):
     """Slope Based Discard; maxth is the buffer limit."""
 
     __slots__ = (
@@ -643,7 +608,7 @@ class SbdConfig(_Table):
         return t
 
 
-class CodelConfig(_Table):
+class CodelConfig(Table):
     """CoDel; at 384 kbit/s one 1500-byte SDU takes 31 ms, so the RFC's 5 ms target is raised
     (model-specs §6.2 cellular notes)."""
 
@@ -665,7 +630,7 @@ class CodelConfig(_Table):
         return t
 
 
-class PieConfig(_Table):
+class PieConfig(Table):
     """PIE; QDELAY_REF is raised above one SDU's transmission time at 384 kbit/s (31 ms)."""
 
     __slots__ = (
@@ -698,7 +663,7 @@ class PieConfig(_Table):
         return t
 
 
-class BufferConfig(_Table):
+class BufferConfig(Table):
     """BufferConfig"""
 
     __slots__ = (
@@ -743,7 +708,7 @@ AckControlMode = Literal["none", "rate", "delay"]
 AckRelease = Literal["per_tti", "one_per_event", "while_due"]
 
 
-class AckControlConfig(_Table):
+class AckControlConfig(Table):
     """AckControlConfig"""
 
     __slots__ = (
@@ -793,7 +758,7 @@ class AckControlConfig(_Table):
         return t
 
 
-class UmtsConfig(_Table):
+class UmtsConfig(Table):
     """A UMTS dedicated channel with RLC AM (the RNC's buffer, the DCH, the UE's RLC)."""
 
     __slots__ = (
@@ -850,14 +815,14 @@ class UmtsConfig(_Table):
         t.one_way_delay_ms = d["one_way_delay_ms"]
         t.ue_tti_offset_ms = d["ue_tti_offset_ms"]
         t.downlink = ChannelConfig.from_dict(d["downlink"])
-        t.uplink = _opt(ChannelConfig.from_dict, d["uplink"])
+        t.uplink = opt(ChannelConfig.from_dict, d["uplink"])
         t.rlc = RlcConfig.from_dict(d["rlc"])
         t.buffer = BufferConfig.from_dict(d["buffer"])
         t.ack_control = AckControlConfig.from_dict(d["ack_control"])
         return t
 
 
-class RlpConfig(_Table):
+class RlpConfig(Table):
     """An IS-707 RLP link (the IAP's buffer, the traffic channel, the mobile's RLP)."""
 
     __slots__ = (
@@ -917,11 +882,11 @@ class RlpConfig(_Table):
         t.idle_frames = d["idle_frames"]
         t.iap_buffer_packets = d["iap_buffer_packets"]
         t.forward = ChannelConfig.from_dict(d["forward"])
-        t.reverse = _opt(ChannelConfig.from_dict, d["reverse"])
+        t.reverse = opt(ChannelConfig.from_dict, d["reverse"])
         return t
 
 
-class LteCellConfig(_Table):
+class LteCellConfig(Table):
     """The Case-1 drop (lte-cell.md §1; TR 36.814 A.2.1)."""
 
     __slots__ = (
@@ -987,7 +952,7 @@ class LteCellConfig(_Table):
 FadingKind = Literal["none", "rayleigh", "jakes"]
 
 
-class LteFadingConfig(_Table):
+class LteFadingConfig(Table):
     """LteFadingConfig"""
 
     __slots__ = (
@@ -1016,7 +981,7 @@ class LteFadingConfig(_Table):
         return t
 
 
-class LteHarqConfig(_Table):
+class LteHarqConfig(Table):
     """LteHarqConfig"""
 
     __slots__ = (
@@ -1049,7 +1014,7 @@ UlPowerControlKind = Literal["per_grant", "reference_prb"]
 UlInterferenceKind = Literal["load", "constant"]
 
 
-class LteUplinkConfig(_Table):
+class LteUplinkConfig(Table):
     """LteUplinkConfig"""
 
     __slots__ = (
@@ -1177,7 +1142,7 @@ class LteUplinkConfig(_Table):
 DciPriorityKind = Literal["dl_first", "ul_first"]
 
 
-class LtePdcchConfig(_Table):
+class LtePdcchConfig(Table):
     """The PDCCH of each sector (TS 36.211 §6.7-6.8, TS 36.213 §9.1.1): a budget of CCEs per TTI
     shared by DL assignments and UL grants."""
 
@@ -1224,7 +1189,7 @@ class LtePdcchConfig(_Table):
 RlcModeKind = Literal["am", "um"]
 
 
-class LteRlcConfig(_Table):
+class LteRlcConfig(Table):
     """LteRlcConfig"""
 
     __slots__ = (
@@ -1283,7 +1248,7 @@ AckFilterKind = Literal["basic", "passive", "active", "hybrid", "hybrid_opt", "c
 RoundingKind = Literal["ceil", "nearest"]
 
 
-class AckFilterConfig(_Table):
+class AckFilterConfig(Table):
     """AckFilterConfig"""
 
     __slots__ = (
@@ -1323,7 +1288,7 @@ class AckFilterConfig(_Table):
         return t
 
 
-class LteConfig(_Table):
+class LteConfig(Table):
     """A multi-UE LTE cell: per-UE DL buffers and RLC, PF schedulers, HARQ, SR/BSR/grants, and the
     ACK filter in each UE's uplink buffer."""
 
@@ -1420,7 +1385,7 @@ def _AccessConfig_from_dict(v: Mapping[str, Any]) -> AccessConfig:
 PacingRuleKind = Literal["srtt_per_window", "srtt_fraction"]
 
 
-class BsAckConfig(_Table):
+class BsAckConfig(Table):
     """The ACK controller at the base station (docs/models/bs-ack-controller.md)."""
 
     __slots__ = (
@@ -1475,7 +1440,7 @@ class BsAckConfig(_Table):
         return t
 
 
-class ScenarioConfig(_Table):
+class ScenarioConfig(Table):
     """A whole scenario: simulation control, TCP parameters, flows and the wired path."""
 
     __slots__ = (

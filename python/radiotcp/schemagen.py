@@ -34,45 +34,10 @@ and help text live in the Rust types only (``radiotcp._core.config_schema()``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal
 
-
-def _opt(read: Any, v: Any) -> Any:
-    return None if v is None else read(v)
-
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, _Table):
-        return v.to_dict()
-    if isinstance(v, list):
-        return [_plain(x) for x in v]
-    return v
-
-
-class _Table:
-    """A table of a resolved scenario: its keys as attributes, in declaration order."""
-
-    __slots__ = ()
-
-    def _items(self) -> Iterator[tuple[str, Any]]:
-        for k in self.__slots__:
-            yield k, getattr(self, k)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The table as plain JSON-compatible data, keys in declaration order."""
-        return {k: _plain(v) for k, v in self._items()}
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{k}={v!r}" for k, v in self._items())
-        return f"{type(self).__name__}({inner})"
+from ._table import Table, opt
 
 '''
 
@@ -129,7 +94,7 @@ class _Gen:
                 ann, conv = self.type_of(inner[0], owner, field)
                 if conv == "$V":
                     return f"{ann} | None", "$V"
-                return f"{ann} | None", f"_opt({conv.removesuffix('($V)')}, $V)"
+                return f"{ann} | None", f"opt({conv.removesuffix('($V)')}, $V)"
         name = _ref_name(s)
         if name is not None:
             self.define(name)
@@ -196,7 +161,7 @@ class _Gen:
             desc = " ".join(str(ps.get("description", "")).split())
             fields.append((field, ann, conv, desc))
         doc = " ".join(str(s.get("description", name)).split())
-        lines = [f"class {name}(_Table):"]
+        lines = [f"class {name}(Table):"]
         lines += [
             f"    {line}" for line in textwrap.wrap(f'"""{doc}"""', 96, break_long_words=False)
         ]
