@@ -125,30 +125,9 @@ impl<W: Write> PcapWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{SackBlocks, TcpOptions, TcpRepr, ACK, PSH, SYN};
+    use crate::wire::{SackBlocks, TcpOptions, ACK, PSH, SYN};
 
-    /// 10.0.0.1:40000 -> 10.0.0.2:80, seq 1000, window 65535, IP id 1, TTL 64.
-    fn seg(flags: u8, payload_len: u32, options: TcpOptions) -> Ipv4TcpRepr {
-        Ipv4TcpRepr {
-            src: [10, 0, 0, 1],
-            dst: [10, 0, 0, 2],
-            ident: 1,
-            ttl: 64,
-            tos: 0,
-            dont_frag: true,
-            tcp: TcpRepr {
-                src_port: 40000,
-                dst_port: 80,
-                seq: 1000,
-                ack: 0,
-                flags,
-                window: 65535,
-                urgent: 0,
-                options,
-            },
-            payload_len,
-        }
-    }
+    use crate::wire::sample_segment as seg;
 
     fn syn() -> Ipv4TcpRepr {
         let mss = Some(1460);

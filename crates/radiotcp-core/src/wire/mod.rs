@@ -219,35 +219,38 @@ pub fn verify_checksums(b: &[u8]) -> Result<(), WireError> {
     Ok(())
 }
 
+/// 10.0.0.1:40000 -> 10.0.0.2:80, seq 1000, window 65535, IP id 1, TTL 64, DF: the segment of
+/// this module's and pcap's tests.
+#[cfg(test)]
+pub(crate) fn sample_segment(flags: u8, payload_len: u32, options: TcpOptions) -> Ipv4TcpRepr {
+    Ipv4TcpRepr {
+        src: [10, 0, 0, 1],
+        dst: [10, 0, 0, 2],
+        ident: 1,
+        ttl: 64,
+        tos: 0,
+        dont_frag: true,
+        tcp: TcpRepr {
+            src_port: 40000,
+            dst_port: 80,
+            seq: 1000,
+            ack: 0,
+            flags,
+            window: 65535,
+            urgent: 0,
+            options,
+        },
+        payload_len,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::checksum::reference_sum;
     use super::*;
     use proptest::prelude::*;
 
-    /// 10.0.0.1:40000 -> 10.0.0.2:80, seq 1000, window 65535, IP id 1, TTL 64, DF: the
-    /// segments of pcap's tests.
-    fn seg(flags: u8, payload_len: u32, options: TcpOptions) -> Ipv4TcpRepr {
-        Ipv4TcpRepr {
-            src: [10, 0, 0, 1],
-            dst: [10, 0, 0, 2],
-            ident: 1,
-            ttl: 64,
-            tos: 0,
-            dont_frag: true,
-            tcp: TcpRepr {
-                src_port: 40000,
-                dst_port: 80,
-                seq: 1000,
-                ack: 0,
-                flags,
-                window: 65535,
-                urgent: 0,
-                options,
-            },
-            payload_len,
-        }
-    }
+    use super::sample_segment as seg;
 
     /// The headers only (the payload, if any, left out).
     fn headers(r: &Ipv4TcpRepr) -> Vec<u8> {
