@@ -142,7 +142,7 @@ pub fn ack_from_template(template: &[u8], ack: u32) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{verify_checksums, Ipv4TcpRepr, SackBlocks, TcpOptions, ACK};
+    use crate::wire::{unhex, verify_checksums, Ipv4TcpRepr, SackBlocks, TcpOptions, ACK};
 
     const A: ([u8; 4], u16) = ([10, 64, 0, 1], 5001);
     const B: ([u8; 4], u16) = ([10, 64, 0, 2], 40000);
@@ -172,13 +172,6 @@ mod tests {
             ..Ipv4TcpRepr::default()
         }
         .to_packet(payload)
-    }
-
-    fn unhex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
     }
 
     #[test]

@@ -244,13 +244,22 @@ pub(crate) fn sample_segment(flags: u8, payload_len: u32, options: TcpOptions) -
     }
 }
 
+/// Bytes from a hex string, for the test vectors of this module and the emulation's.
+#[cfg(test)]
+pub(crate) fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::checksum::reference_sum;
     use super::*;
     use proptest::prelude::*;
 
-    use super::sample_segment as seg;
+    use super::{sample_segment as seg, unhex};
 
     /// The headers only (the payload, if any, left out).
     fn headers(r: &Ipv4TcpRepr) -> Vec<u8> {
@@ -440,13 +449,6 @@ mod tests {
         let mut udp = b.clone();
         udp[9] = 17;
         assert_eq!(fill_checksums(&mut udp), Err(WireError::NotTcp(17)));
-    }
-
-    fn unhex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
     }
 
     /// Packets written by the two encoders this module replaced (`pcap::encode_ipv4_tcp`, the
