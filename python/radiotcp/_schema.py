@@ -242,7 +242,7 @@ class FlowsConfig(Table):
         "size_bytes",
     )
 
-    # Number of flows (per UE with access.kind = 'lte').
+    # Number of flows (per UE with access.kind = 'lte' or 'nr').
     count: int
     # Start of the first flow, seconds.
     start_s: float
@@ -1368,13 +1368,388 @@ class LteConfig(Table):
         return t
 
 
-AccessConfig = WiredAccessConfig | UmtsConfig | RlpConfig | LteConfig
+NrDuplexKind = Literal["fdd", "tdd"]
+
+
+NrMcsTableKind = Literal["qam64", "qam256"]
+
+
+class NrTimingConfig(Table):
+    """NrTimingConfig"""
+
+    __slots__ = (
+        "k0",
+        "k1",
+        "k2",
+        "gnb_processing_slots",
+    )
+
+    # K0: slots from a downlink DCI to its PDSCH (only 0, the same slot, is modelled).
+    k0: int
+    # K1: slots from a PDSCH to its HARQ-ACK on PUCCH at the earliest (then the next slot with
+    # uplink symbols).
+    k1: int
+    # K2: slots from an uplink DCI to its PUSCH at the earliest (then the next uplink slot).
+    k2: int
+    # Slots the gNB needs from a PUSCH or a HARQ NACK to the retransmission's DCI.
+    gnb_processing_slots: int
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> NrTimingConfig:
+        t = cls.__new__(cls)
+        t.k0 = d["k0"]
+        t.k1 = d["k1"]
+        t.k2 = d["k2"]
+        t.gnb_processing_slots = d["gnb_processing_slots"]
+        return t
+
+
+class NrFadingConfig(Table):
+    """NrFadingConfig"""
+
+    __slots__ = (
+        "model",
+        "speed_kmh",
+        "sinusoids",
+    )
+
+    # 'none', 'rayleigh' (i.i.d. block Rayleigh per slot) or 'jakes' (sum of sinusoids at speed_kmh
+    # and the carrier).
+    model: FadingKind
+    # UE speed, km/h.
+    speed_kmh: float
+    # Sinusoids of the Jakes model.
+    sinusoids: int
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> NrFadingConfig:
+        t = cls.__new__(cls)
+        t.model = d["model"]
+        t.speed_kmh = d["speed_kmh"]
+        t.sinusoids = d["sinusoids"]
+        return t
+
+
+class NrUplinkConfig(Table):
+    """NrUplinkConfig"""
+
+    __slots__ = (
+        "scheduler",
+        "min_prb",
+        "bsr",
+        "sr_period_slots",
+        "sr_grant_delay_slots",
+        "sr_grant_bytes",
+        "periodic_bsr_ms",
+        "retx_bsr_ms",
+        "dsr_trans_max",
+        "fixed_mcs",
+        "power_control",
+        "p0_dbm",
+        "alpha",
+        "ue_power_dbm",
+        "phr_periodic_ms",
+        "phr_prohibit_ms",
+        "phr_pathloss_change_db",
+        "gnb_noise_figure_db",
+        "interference",
+        "iot_db",
+        "neighbour_load",
+        "reference_prb",
+        "pucch_prb",
+    )
+
+    # 'pf' (PF order, chunks sized to the reported buffer) or 'round_robin' (equal shares).
+    scheduler: UlSchedulerKind
+    # Fewest PRBs in a grant.
+    min_prb: int
+    # 'standard' (SR on PUCCH, Short BSR in the block) or 'ideal' (the gNB learns the buffer every
+    # slot with new data; no SR).
+    bsr: BsrKind
+    # SR periodicity, slots (TS 38.331; with TDD a multiple of the pattern's slots).
+    sr_period_slots: int
+    # An SR at n is answered by a grant from the first downlink slot at or after n + this.
+    sr_grant_delay_slots: int
+    # What the gNB grants for an SR, octets.
+    sr_grant_bytes: int
+    # periodicBSR-Timer, ms; unset = infinity.
+    periodic_bsr_ms: int | None
+    # retxBSR-Timer, ms.
+    retx_bsr_ms: int
+    # sr-TransMax: SRs before the UE would fall back to random access.
+    dsr_trans_max: int
+    # One UL MCS for every UE; unset = link adaptation.
+    fixed_mcs: int | None
+    # 'per_grant' (TS 38.213 7.1.1: P = min(P_CMAX, P0 + 10 log10(2^mu M) + alpha PL) per grant) or
+    # 'reference_prb' (one SINR for reference_prb PRBs whatever the grant).
+    power_control: UlPowerControlKind
+    # P0 per 180 kHz (the 2^mu M term scales it to the numerology's PRBs), dBm.
+    p0_dbm: float
+    # Fractional power control alpha.
+    alpha: float
+    # UE maximum power P_CMAX, dBm.
+    ue_power_dbm: float
+    # phr-PeriodicTimer, ms; unset = infinity.
+    phr_periodic_ms: int | None
+    # phr-ProhibitTimer, ms.
+    phr_prohibit_ms: int
+    # phr-Tx-PowerFactorChange, dB; unset = infinity.
+    phr_pathloss_change_db: float | None
+    # gNB noise figure, dB.
+    gnb_noise_figure_db: float
+    # 'load' (the IoT per PRB follows the neighbour sectors' uplink load) or 'constant' (iot_db).
+    interference: UlInterferenceKind
+    # Interference over thermal with interference = 'constant', dB.
+    iot_db: float
+    # With interference = 'load': the neighbour sectors' PUSCH load; unset = the site's own
+    # mirrored.
+    neighbour_load: float | None
+    # PRBs the UL SINR is computed for with power_control = 'reference_prb'.
+    reference_prb: int
+    # PRBs at the band edges taken by PUCCH (even); unset = about 8 % of the carrier.
+    pucch_prb: int | None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> NrUplinkConfig:
+        t = cls.__new__(cls)
+        t.scheduler = d["scheduler"]
+        t.min_prb = d["min_prb"]
+        t.bsr = d["bsr"]
+        t.sr_period_slots = d["sr_period_slots"]
+        t.sr_grant_delay_slots = d["sr_grant_delay_slots"]
+        t.sr_grant_bytes = d["sr_grant_bytes"]
+        t.periodic_bsr_ms = d["periodic_bsr_ms"]
+        t.retx_bsr_ms = d["retx_bsr_ms"]
+        t.dsr_trans_max = d["dsr_trans_max"]
+        t.fixed_mcs = d["fixed_mcs"]
+        t.power_control = d["power_control"]
+        t.p0_dbm = d["p0_dbm"]
+        t.alpha = d["alpha"]
+        t.ue_power_dbm = d["ue_power_dbm"]
+        t.phr_periodic_ms = d["phr_periodic_ms"]
+        t.phr_prohibit_ms = d["phr_prohibit_ms"]
+        t.phr_pathloss_change_db = d["phr_pathloss_change_db"]
+        t.gnb_noise_figure_db = d["gnb_noise_figure_db"]
+        t.interference = d["interference"]
+        t.iot_db = d["iot_db"]
+        t.neighbour_load = d["neighbour_load"]
+        t.reference_prb = d["reference_prb"]
+        t.pucch_prb = d["pucch_prb"]
+        return t
+
+
+ConfiguredGrantKind = Literal["type1", "type2"]
+
+
+class NrConfiguredGrantConfig(Table):
+    """NrConfiguredGrantConfig"""
+
+    __slots__ = (
+        "enabled",
+        "kind",
+        "period_slots",
+        "prb",
+        "mcs",
+        "sr_mask",
+    )
+
+    # Every UE has periodic PUSCH occasions (TS 38.321 5.8.2).
+    enabled: bool
+    # 'type1' or 'type2'.
+    kind: ConfiguredGrantKind
+    # Period, slots (with TDD a multiple of the pattern's slots); UEs are spread over the period's
+    # uplink slots.
+    period_slots: int
+    # PRBs of an occasion.
+    prb: int
+    # MCS of an occasion (the uplink table's).
+    mcs: int
+    # logicalChannelSR-Mask: a regular BSR raises no SR, the UE waits for its occasion.
+    sr_mask: bool
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> NrConfiguredGrantConfig:
+        t = cls.__new__(cls)
+        t.enabled = d["enabled"]
+        t.kind = d["kind"]
+        t.period_slots = d["period_slots"]
+        t.prb = d["prb"]
+        t.mcs = d["mcs"]
+        t.sr_mask = d["sr_mask"]
+        return t
+
+
+class NrPdcchConfig(Table):
+    """NrPdcchConfig"""
+
+    __slots__ = (
+        "enabled",
+        "coreset_prb",
+        "coreset_symbols",
+        "aggregation_sinr_db",
+        "priority",
+        "max_dl_ues_per_slot",
+        "max_ul_ues_per_slot",
+    )
+
+    # DCIs draw from the CORESET's CCEs (false: any number per slot).
+    enabled: bool
+    # PRBs of the CORESET (a multiple of 6); unset = the carrier's, rounded down to 6.
+    coreset_prb: int | None
+    # OFDM symbols of the CORESET (1-3), taken from every downlink slot's PDSCH.
+    coreset_symbols: int
+    # Wideband DL SINR (dB, before sinr_offset_db) at or above which a UE's DCIs use aggregation
+    # level 1, 2, 4; below the last, 8.
+    aggregation_sinr_db: list[float]
+    # When CCEs run short: 'dl_first' or 'ul_first'.
+    priority: DciPriorityKind
+    # UEs with a DL assignment per sector and slot; unset = any.
+    max_dl_ues_per_slot: int | None
+    # UEs with an UL grant per sector and slot; unset = any.
+    max_ul_ues_per_slot: int | None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> NrPdcchConfig:
+        t = cls.__new__(cls)
+        t.enabled = d["enabled"]
+        t.coreset_prb = d["coreset_prb"]
+        t.coreset_symbols = d["coreset_symbols"]
+        t.aggregation_sinr_db = d["aggregation_sinr_db"]
+        t.priority = d["priority"]
+        t.max_dl_ues_per_slot = d["max_dl_ues_per_slot"]
+        t.max_ul_ues_per_slot = d["max_ul_ues_per_slot"]
+        return t
+
+
+class NrConfig(Table):
+    """A multi-UE 5G NR cell: the LTE cell's model with NR's numerology, TDD pattern, K1/K2 timing,
+    TS 38.214 TBS, Short BSR and configured grants."""
+
+    __slots__ = (
+        "kind",
+        "ues",
+        "carrier_ghz",
+        "bandwidth_mhz",
+        "scs_khz",
+        "duplex",
+        "tdd_pattern",
+        "special_slot",
+        "mcs_table",
+        "ul_mcs_table",
+        "dl_layers",
+        "sinr_offset_db",
+        "cqi_delay_slots",
+        "cqi_period_slots",
+        "olla_step_db",
+        "pf_time_constant_slots",
+        "timing",
+        "harq",
+        "cell",
+        "fading",
+        "uplink",
+        "configured_grant",
+        "pdcch",
+        "rlc",
+        "buffer",
+        "ack_filter",
+    )
+
+    kind: Literal["nr"]
+    # UEs dropped in the centre site.
+    ues: int
+    # Carrier frequency, GHz (FR1 0.41-7.125, FR2 24.25-52.6): the Doppler of the fading and the
+    # path loss's frequency term.
+    carrier_ghz: float
+    # Channel bandwidth, MHz (TS 38.101-1 / -2 Table 5.3.2-1 at the subcarrier spacing).
+    bandwidth_mhz: int
+    # Subcarrier spacing, kHz: 15, 30, 60, 120 (numerology 0-3; slots of 1, 0.5, 0.25, 0.125 ms).
+    scs_khz: int
+    # 'tdd' (one carrier, tdd_pattern) or 'fdd' (paired carriers of bandwidth_mhz each).
+    duplex: NrDuplexKind
+    # TDD slots of one period, one letter per slot: D(ownlink), S(pecial), U(plink).
+    tdd_pattern: str
+    # The special slot's downlink:guard:uplink symbols (adding up to 14).
+    special_slot: str
+    # Downlink MCS table: 'qam64' or 'qam256' (TS 38.214 5.1.3.1).
+    mcs_table: NrMcsTableKind
+    # Uplink MCS table (PUSCH without transform precoding).
+    ul_mcs_table: NrMcsTableKind
+    # Downlink MIMO layers: the TBS scales with them, the SINR per layer does not (an upper bound of
+    # what rank-L transmission gives).
+    dl_layers: int
+    # Added to every dropped UE's downlink SINR, dB: a calibration of the geometry; SINRs listed in
+    # cell.ue_sinr_db are used as written.
+    sinr_offset_db: float
+    # Age of the CSI an MCS is chosen from, slots.
+    cqi_delay_slots: int
+    # Periodic CSI reports every this many slots (offsets spread UE by UE).
+    cqi_period_slots: int
+    # Outer-loop link adaptation step, dB (+step on a decoded first transmission, -9 steps on a
+    # failed one); 0 = off.
+    olla_step_db: float
+    # PF EWMA time constant, slots.
+    pf_time_constant_slots: float
+    # Slot offsets of scheduling and feedback.
+    timing: NrTimingConfig
+    # HARQ.
+    harq: LteHarqConfig
+    # The drop (the LTE cell's keys).
+    cell: LteCellConfig
+    # Fast fading, sampled once per slot.
+    fading: NrFadingConfig
+    # Uplink.
+    uplink: NrUplinkConfig
+    # Configured uplink grants.
+    configured_grant: NrConfiguredGrantConfig
+    # The PDCCH CORESET of each sector and downlink slot.
+    pdcch: NrPdcchConfig
+    # RLC and headers.
+    rlc: LteRlcConfig
+    # Each UE's downlink buffer at the gNB.
+    buffer: BufferConfig
+    # ACK filter in each UE's uplink buffer.
+    ack_filter: AckFilterConfig
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> NrConfig:
+        t = cls.__new__(cls)
+        t.kind = d["kind"]
+        t.ues = d["ues"]
+        t.carrier_ghz = d["carrier_ghz"]
+        t.bandwidth_mhz = d["bandwidth_mhz"]
+        t.scs_khz = d["scs_khz"]
+        t.duplex = d["duplex"]
+        t.tdd_pattern = d["tdd_pattern"]
+        t.special_slot = d["special_slot"]
+        t.mcs_table = d["mcs_table"]
+        t.ul_mcs_table = d["ul_mcs_table"]
+        t.dl_layers = d["dl_layers"]
+        t.sinr_offset_db = d["sinr_offset_db"]
+        t.cqi_delay_slots = d["cqi_delay_slots"]
+        t.cqi_period_slots = d["cqi_period_slots"]
+        t.olla_step_db = d["olla_step_db"]
+        t.pf_time_constant_slots = d["pf_time_constant_slots"]
+        t.timing = NrTimingConfig.from_dict(d["timing"])
+        t.harq = LteHarqConfig.from_dict(d["harq"])
+        t.cell = LteCellConfig.from_dict(d["cell"])
+        t.fading = NrFadingConfig.from_dict(d["fading"])
+        t.uplink = NrUplinkConfig.from_dict(d["uplink"])
+        t.configured_grant = NrConfiguredGrantConfig.from_dict(d["configured_grant"])
+        t.pdcch = NrPdcchConfig.from_dict(d["pdcch"])
+        t.rlc = LteRlcConfig.from_dict(d["rlc"])
+        t.buffer = BufferConfig.from_dict(d["buffer"])
+        t.ack_filter = AckFilterConfig.from_dict(d["ack_filter"])
+        return t
+
+
+AccessConfig = WiredAccessConfig | UmtsConfig | RlpConfig | LteConfig | NrConfig
 
 _ACCESSCONFIG_KINDS: dict[str, Any] = {
     "wired": WiredAccessConfig,
     "umts": UmtsConfig,
     "rlp": RlpConfig,
     "lte": LteConfig,
+    "nr": NrConfig,
 }
 
 
@@ -1462,8 +1837,9 @@ class ScenarioConfig(Table):
     # (RNC, IAP) when `access` is a radio link.
     links: list[LinkConfig]
     # What joins the end of the wired chain to the client: kind = 'wired' (the last link reaches
-    # it), 'umts' (a UMTS bearer with RLC AM), 'rlp' (an IS-707 RLP link) or 'lte' (an LTE site with
-    # many UEs). The other keys of the table are those of its kind.
+    # it), 'umts' (a UMTS bearer with RLC AM), 'rlp' (an IS-707 RLP link), 'lte' (an LTE site with
+    # many UEs) or 'nr' (a 5G NR site with many UEs). The other keys of the table are those of its
+    # kind.
     access: AccessConfig
     # The base-station ACK controller.
     bs_ack: BsAckConfig

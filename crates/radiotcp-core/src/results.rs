@@ -530,6 +530,25 @@ pub enum AccessStats {
     /// Boxed: a cell's statistics are much larger than the others'.
     #[serde(rename = "lte")]
     Lte(Box<LteStats>),
+    /// The NR cell: the LTE cell's statistics (same names, same meaning) and NR's own.
+    #[serde(rename = "nr")]
+    Nr(Box<NrStats>),
+}
+
+/// The NR cell (`nr.<field>`, `nr.ues.<i>.<field>`): the fields it shares with the LTE cell
+/// and the configured-grant counters.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NrStats {
+    pub cell: LteStats,
+    pub nr: NrExtraStats,
+}
+
+/// What only the NR cell counts, over the measured interval.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct NrExtraStats {
+    /// Configured-grant occasions (per UE and occasion) and the blocks sent on them.
+    pub configured_grant_occasions: u64,
+    pub configured_grant_blocks: u64,
 }
 
 impl AccessStats {
@@ -539,6 +558,16 @@ impl AccessStats {
             AccessStats::Umts(_) => "bearer",
             AccessStats::Rlp(_) => "rlp",
             AccessStats::Lte(_) => "lte",
+            AccessStats::Nr(_) => "nr",
+        }
+    }
+
+    /// A cell's statistics (LTE or NR).
+    pub fn cell(&self) -> Option<&LteStats> {
+        match self {
+            AccessStats::Lte(l) => Some(l),
+            AccessStats::Nr(n) => Some(&n.cell),
+            _ => None,
         }
     }
 
@@ -546,7 +575,12 @@ impl AccessStats {
     /// cell goodput and fairness (`host_of_flow` names the UE host of a flow; UE u is host
     /// u + 1).
     pub fn with_flows(&mut self, flows: &[FlowStats], host_of_flow: impl Fn(u32) -> u32) {
-        if let AccessStats::Lte(l) = self {
+        let cell = match self {
+            AccessStats::Lte(l) => Some(l.as_mut()),
+            AccessStats::Nr(n) => Some(&mut n.cell),
+            _ => None,
+        };
+        if let Some(l) = cell {
             for f in flows {
                 let u = host_of_flow(f.flow) as usize - 1;
                 if let Some(ue) = l.ues.get_mut(u) {
@@ -569,6 +603,11 @@ impl AccessStats {
             AccessStats::Umts(b) => fields(b),
             AccessStats::Rlp(l) => fields(l),
             AccessStats::Lte(l) => fields(&l.cell),
+            AccessStats::Nr(n) => {
+                let (mut nums, drops) = fields(&n.cell.cell);
+                nums.extend(fields(&n.nr).0);
+                (nums, drops)
+            }
         };
         let mut m = AccessMetrics {
             drops,
@@ -583,10 +622,10 @@ impl AccessStats {
         }
         m.rest
             .extend(nums.into_iter().map(|(k, v)| (format!("{p}.{k}"), v)));
-        if let AccessStats::Lte(l) = self {
+        if let Some(l) = self.cell() {
             for u in &l.ues {
                 for (k, v) in fields(u).0 {
-                    m.rest.push((format!("lte.ues.{}.{k}", u.ue), v));
+                    m.rest.push((format!("{p}.ues.{}.{k}", u.ue), v));
                 }
             }
         }

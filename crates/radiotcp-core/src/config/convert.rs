@@ -10,16 +10,21 @@ use super::{
 };
 use crate::ack::filter::{AckFilterParams, AckFilterScheme, TOptRounding};
 use crate::ack::{self, AckRateParams};
-use crate::engine::{millis, RngStream, Time};
+use std::sync::Arc;
+
+use crate::engine::{millis, RngStream, Time, NS_PER_MS};
 use crate::link::{Dir, LinkDirParams};
 use crate::queue::{Aqm, BufferDiscipline, Codel, Pie, Red, Sbd};
+use crate::radio::cell::{LinkCurves, Rat, TbsTable};
 use crate::radio::channel::{ChannelModel, MarkovParams};
 use crate::radio::lte::fading::{doppler_hz, FadingModel};
 use crate::radio::lte::geometry::CellParams;
 use crate::radio::lte::harq::HarqParams;
+use crate::radio::lte::pdcch::cce_count;
 use crate::radio::lte::rlc::{LteRlcParams, RlcMode};
 use crate::radio::lte::sched::{PfParams, UlMode};
-use crate::radio::lte::ul_mac::{BsrMode, UlMacParams};
+use crate::radio::lte::ul_mac::{BsrMode, BsrTable, UlMacParams};
+use crate::radio::nr::duplex::Duplex;
 use crate::radio::rlc_am::RlcAmParams;
 use crate::radio::rlp::RlpParams;
 use crate::tcp::{self, ReceiverParams, SenderParams, SSTHRESH_INFINITE};
@@ -259,6 +264,42 @@ impl LteConfig {
             dsr_trans_max: u.dsr_trans_max,
             periodic_bsr: u.periodic_bsr_tti,
             retx_bsr: u.retx_bsr_tti,
+            ..UlMacParams::default()
+        }
+    }
+
+    /// What the LTE RAT sets in the shared cell model.
+    pub fn rat(&self) -> Rat {
+        let pd = &self.pdcch;
+        let u = &self.uplink;
+        Rat {
+            nr: false,
+            slot: NS_PER_MS,
+            n_prb: self.n_prb(),
+            pusch_prb: self.pusch_prb(),
+            cce_total: if pd.enabled {
+                cce_count(self.n_prb(), pd.cfi, pd.phich_ng)
+            } else {
+                u32::MAX
+            },
+            k1: 4,
+            k2: 4,
+            ul_decision: 4,
+            retx_gap: 4,
+            duplex: Duplex::Fdd,
+            tbs: Arc::new(TbsTable::lte(self.n_prb().max(self.ul_n_prb()))),
+            curves: [LinkCurves::lte(), LinkCurves::lte()],
+            bsr: BsrTable::Lte,
+            configured_grant: None,
+            prb_lte: 1,
+            cell: self.cell_params(),
+            fading: self.fading_model(),
+            ul_mac: self.ul_mac_params(0),
+            // SR opportunities spread over the period, UE by UE (sr-ConfigIndex).
+            sr_offsets: match u.sr_offset_ms {
+                Some(o) => vec![o],
+                None => (0..u.sr_period_ms).collect(),
+            },
         }
     }
 

@@ -26,6 +26,32 @@ const PHR_PATHLOSS_CHANGE_DB: [f64; 3] = [1.0, 3.0, 6.0];
 /// TS 36.211 Table 6.7-1: OFDM symbols of the control region (more than 10 PRB).
 const CFIS: [u32; 3] = [1, 2, 3];
 
+/// periodicPHR-Timer and prohibitPHR-Timer (TS 36.321 §5.4.6; NR's phr-PeriodicTimer and
+/// phr-ProhibitTimer take the same values in ms, TS 38.331), under the caller's keys and unit.
+pub(crate) fn check_phr_timers(
+    p: &mut Problems,
+    (periodic_key, periodic): (&str, Option<u32>),
+    (prohibit_key, prohibit): (&str, u32),
+    unit: &str,
+) {
+    if let Some(t) = periodic {
+        check(
+            PHR_PERIODIC_TTI.contains(&t),
+            periodic_key,
+            t,
+            &format!("one of 10, 20, 50, 100, 200, 500, 1000 {unit}, or unset (infinity)"),
+        )
+        .note(p);
+    }
+    check(
+        PHR_PROHIBIT_TTI.contains(&prohibit),
+        prohibit_key,
+        prohibit,
+        &format!("one of 0, 10, 20, 50, 100, 200, 500, 1000 {unit}"),
+    )
+    .note(p);
+}
+
 /// The values a numeric key may take, in its schema (`enum`; an optional key may be unset).
 fn choices<T: serde::Serialize>(schema: &mut schemars::Schema, values: &[T]) {
     let mut list: Vec<serde_json::Value> = values
@@ -898,22 +924,12 @@ impl LteConfig {
             "one of 0, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1 (TS 36.331 alpha)",
         )
         .note(p);
-        if let Some(t) = u.phr_periodic_tti {
-            check(
-                PHR_PERIODIC_TTI.contains(&t),
-                "access.uplink.phr_periodic_tti",
-                t,
-                "one of 10, 20, 50, 100, 200, 500, 1000 subframes, or unset (infinity)",
-            )
-            .note(p);
-        }
-        check(
-            PHR_PROHIBIT_TTI.contains(&u.phr_prohibit_tti),
-            "access.uplink.phr_prohibit_tti",
-            u.phr_prohibit_tti,
-            "one of 0, 10, 20, 50, 100, 200, 500, 1000 subframes",
-        )
-        .note(p);
+        check_phr_timers(
+            p,
+            ("access.uplink.phr_periodic_tti", u.phr_periodic_tti),
+            ("access.uplink.phr_prohibit_tti", u.phr_prohibit_tti),
+            "subframes",
+        );
         if let Some(d) = u.phr_pathloss_change_db {
             check(
                 PHR_PATHLOSS_CHANGE_DB.contains(&d),

@@ -12,11 +12,13 @@ use serde::{Deserialize, Serialize};
 pub mod convert;
 pub mod cost;
 pub mod lte;
+pub mod nr;
 pub mod resolve;
 
 pub use convert::*;
 pub use cost::{AccessCostTerms, Cost};
 pub use lte::*;
+pub use nr::*;
 
 use crate::ack::{BsAckParams, PacingRule};
 use crate::engine::{millis, secs};
@@ -37,8 +39,9 @@ pub struct ScenarioConfig {
     /// (RNC, IAP) when `access` is a radio link.
     pub links: Vec<LinkConfig>,
     /// What joins the end of the wired chain to the client: kind = 'wired' (the last link reaches
-    /// it), 'umts' (a UMTS bearer with RLC AM), 'rlp' (an IS-707 RLP link) or 'lte' (an LTE site
-    /// with many UEs). The other keys of the table are those of its kind.
+    /// it), 'umts' (a UMTS bearer with RLC AM), 'rlp' (an IS-707 RLP link), 'lte' (an LTE site
+    /// with many UEs) or 'nr' (a 5G NR site with many UEs). The other keys of the table are
+    /// those of its kind.
     pub access: AccessConfig,
     // The base-station ACK controller (Zeng) on one of the links.
     /// The base-station ACK controller.
@@ -62,6 +65,9 @@ pub enum AccessConfig {
     /// A multi-UE LTE cell: per-UE DL buffers and RLC, PF schedulers, HARQ, SR/BSR/grants,
     /// and the ACK filter in each UE's uplink buffer.
     Lte(LteConfig),
+    /// A multi-UE 5G NR cell: the LTE cell's model with NR's numerology, TDD pattern, K1/K2
+    /// timing, TS 38.214 TBS, Short BSR and configured grants.
+    Nr(NrConfig),
 }
 
 /// `access.kind = "wired"` has no parameters of its own.
@@ -106,6 +112,7 @@ impl AccessConfig {
             AccessConfig::Umts(c) => c,
             AccessConfig::Rlp(c) => c,
             AccessConfig::Lte(c) => c,
+            AccessConfig::Nr(c) => c,
         }
     }
 
@@ -834,7 +841,7 @@ pub enum SsthreshBasisKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct FlowsConfig {
-    /// Number of flows (per UE with access.kind = 'lte').
+    /// Number of flows (per UE with access.kind = 'lte' or 'nr').
     pub count: u32,
     /// Start of the first flow, seconds.
     pub start_s: f64,
@@ -1979,6 +1986,7 @@ impl ScenarioConfig {
             AccessConfig::Umts(r) => r.collect(p),
             AccessConfig::Rlp(r) => r.collect(p),
             AccessConfig::Lte(l) => l.collect(p),
+            AccessConfig::Nr(c) => c.collect(p),
         }
         check(
             self.total_flows() <= 100_000,

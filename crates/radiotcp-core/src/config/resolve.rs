@@ -630,7 +630,7 @@ mod tests {
         let p = problems(json!({"access": {"kind": "wifi"}}));
         assert_eq!(
             p,
-            ["access.kind = \"wifi\": expected one of 'wired', 'umts', 'rlp' or 'lte'"]
+            ["access.kind = \"wifi\": expected one of 'wired', 'umts', 'rlp', 'lte' or 'nr'"]
         );
     }
 

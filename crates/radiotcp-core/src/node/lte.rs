@@ -26,31 +26,33 @@
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::sync::Arc;
 
 use crate::ack::filter::{is_pure_ack, t_opt, AckFilter, TOptRounding, S_HEADER_BYTES};
 use crate::config::{self, LteConfig, ScenarioConfig};
-use crate::engine::{stream, to_millis, to_secs, RngStream, Time, NS_PER_MS};
+use crate::engine::{stream, to_millis, to_secs, RngStream, Time};
 use crate::net::host_of_flow;
 use crate::packet::{HostId, Packet};
 use crate::probe::Occupancy;
 use crate::queue::{BufferDiscipline, BufferDrop, Verdict};
-use crate::radio::lte::amc::{bler_first_tx, MCS_SINR_10PCT_DB};
+use crate::radio::cell::{Rat, TbKind};
 use crate::radio::lte::fading::Fading;
 use crate::radio::lte::geometry::{
     drop_ues_by_sector, ul_full_load_inr, UePlacement, N_SITES, PRB_HZ, SECTORS_PER_SITE,
     THERMAL_NOISE_DBM_PER_HZ,
 };
 use crate::radio::lte::harq::{Feedback, Harq};
-use crate::radio::lte::pdcch::{aggregation_level, cce_count, DciBudget};
+use crate::radio::lte::pdcch::{aggregation_level, DciBudget};
 use crate::radio::lte::power::{
     ph_from_index, ph_index, PhrEntity, PhrParams, PuschPower, PHR_BYTES,
 };
 use crate::radio::lte::rlc::{Chunk, LteRlcEntity};
 use crate::radio::lte::sched::{Allocation, Candidate, PfScheduler, UlScheduler};
-use crate::radio::lte::tbs::{tbs_for_mcs, Channel};
-use crate::radio::lte::ul_mac::{bsr_bytes, bsr_index, UeUlMac, SHORT_BSR_BYTES};
+use crate::radio::lte::ul_mac::{UeUlMac, UlMacParams, SHORT_BSR_BYTES};
 use crate::radio::TxOpportunity;
-use crate::results::{AccessStats, LteCellStats, LteStats, LteUeStats, RunResult};
+use crate::results::{
+    AccessStats, LteCellStats, LteStats, LteUeStats, NrExtraStats, NrStats, RunResult,
+};
 
 use super::{Ctx, NodeEvent};
 
@@ -63,12 +65,13 @@ const SUB_DL_DECODE: u8 = 2;
 const SUB_UL_DECODE: u8 = 3;
 const SUB_BUFFER: u8 = 4;
 
-/// One TTI (subframe).
-const TTI: Time = NS_PER_MS;
-/// Grant at n -> PUSCH at n + 4; HARQ feedback at n + 4 (model-specs §4.1).
-const PUSCH_DELAY: u64 = 4;
-/// Per-TTI rings: longer than the furthest event scheduled ahead (a retransmission at n + 8).
-const RING: usize = 16;
+/// Per-TTI rings: longer than the furthest event scheduled ahead (LTE: a retransmission at
+/// n + 8; NR: K1 or K2 of at most 32 slots plus a TDD pattern's wait).
+const RING: usize = 64;
+/// Each UE's grants by PUSCH TTI, the last 16: longer than the furthest grant ahead (LTE's
+/// n + 4; NR's K2 plus a TDD wait, kept below 16 by the configuration). A BSR's correction
+/// (`granted_after`) sees only these.
+const GRANT_RING: usize = 16;
 /// Time constant of the site's PUSCH utilisation mirrored as the neighbours' load, TTIs.
 const UL_LOAD_TC: f64 = 100.0;
 /// Monte-Carlo UEs per site for the uplink interference at full load.
@@ -176,6 +179,11 @@ fn slot(tti: u64) -> usize {
     (tti % RING as u64) as usize
 }
 
+#[inline]
+fn gslot(tti: u64) -> usize {
+    (tti % GRANT_RING as u64) as usize
+}
+
 /// One UE: its radio, the eNB's per-UE state and the UE's own stack.
 struct Ue {
     sector: usize,
@@ -223,7 +231,7 @@ struct Ue {
     sr_answered: bool,
     /// An SR is on its way to being answered.
     sr_waiting: bool,
-    granted: [(u64, u32); RING],
+    granted: [(u64, u32); GRANT_RING],
     in_ul_active: bool,
     // UE side.
     ue_rlc: LteRlcEntity,
@@ -234,6 +242,8 @@ struct Ue {
     in_mac_active: bool,
     /// Timer registered in the node's heap (the earliest not yet fired).
     timer_at: Option<Time>,
+    /// The phase of its configured-grant occasions (slot mod period).
+    cg_phase: Option<u64>,
     // Hybrid(opt): Σ whole-band TBS over the TTIs the UE had downlink data (eq. (1)'s S_TBS).
     s_tbs_sum: f64,
     s_tbs_n: u64,
@@ -342,13 +352,14 @@ struct CellCounters {
 }
 
 pub struct LteNode {
+    rat: Rat,
     cqi_delay: u64,
     cqi_period: u64,
     olla_step_db: f64,
-    /// amc::MCS_SINR_10PCT_DB, linear.
-    mcs_threshold_lin: [f64; 29],
+    /// The 10 % BLER thresholds of the MCS, linear (downlink, uplink).
+    mcs_threshold_lin: [Vec<f64>; 2],
     /// The whole band's downlink TBS at each MCS, octets (eq. (1)'s S_TBS samples).
-    whole_band_tbs: [u32; 29],
+    whole_band_tbs: Vec<u32>,
     ul_fixed_mcs: Option<u8>,
     /// The UEs' PUSCH power control (36.213 §5.1.1.1), for the headroom they report.
     pc: PuschPower,
@@ -391,6 +402,12 @@ pub struct LteNode {
     allocs: Vec<Allocation>,
     packets: Vec<Packet>,
     dl_retx_now: Vec<u32>,
+    /// UEs with an uplink retransmission at the PUSCH slot being granted.
+    ul_retx_at_target: Vec<u32>,
+    targets: Vec<u64>,
+    /// Per sector, the UEs of each configured-grant phase.
+    cg_by_phase: Vec<Vec<Vec<u32>>>,
+    nr_st: NrExtraStats,
     redrawn: usize,
 }
 
@@ -400,12 +417,13 @@ impl LteNode {
     pub fn from_config(
         cfg: &ScenarioConfig,
         c: &LteConfig,
+        rat: Rat,
         first_host: HostId,
         seed: u64,
         run: u64,
     ) -> Self {
         let n = c.ues as usize;
-        let cell = c.cell_params();
+        let cell = rat.cell.clone();
         let ue_rng =
             |u: usize, sub: u8| RngStream::new(seed, run, stream::wide(STREAM_UE, u as u64, sub));
         // Positions and mean SINR: a Case-1 drop, or the SINRs the configuration lists.
@@ -499,7 +517,7 @@ impl LteNode {
         };
         let mss = cfg.tcp.packet_size_bytes - cfg.tcp.header_bytes;
         let rlc = c.rlc_params();
-        let fading = c.fading_model();
+        let fading = rat.fading.clone();
         let ues: Vec<Ue> = places
             .into_iter()
             .enumerate()
@@ -512,7 +530,7 @@ impl LteNode {
                 ul_sinr_db: ul_snr_db(c, &pc, p.coupling_loss_db),
                 pl_db: p.coupling_loss_db,
                 ul_h: if per_grant_pc && p.coupling_loss_db.is_finite() {
-                    pc.headroom_prbs(p.coupling_loss_db)
+                    pc.headroom_prbs(p.coupling_loss_db) / f64::from(rat.prb_lte)
                 } else {
                     f64::INFINITY
                 },
@@ -537,7 +555,7 @@ impl LteNode {
                 discipline: config::buffer_discipline(
                     &c.buffer,
                     cfg.tcp.packet_size_bytes,
-                    TTI,
+                    rat.slot,
                     ue_rng(u, SUB_BUFFER),
                 ),
                 enb_rlc: LteRlcEntity::new(rlc.clone()),
@@ -546,23 +564,21 @@ impl LteNode {
                 ul_need: 0,
                 sr_answered: false,
                 sr_waiting: false,
-                granted: [(0, 0); RING],
+                granted: [(0, 0); GRANT_RING],
                 in_ul_active: false,
                 ue_rlc: LteRlcEntity::new(rlc.clone()),
                 filter: AckFilter::new(c.ack_filter_params())
                     .expect("validated with the configuration"),
                 // SR opportunities spread over the period, UE by UE (sr-ConfigIndex).
-                mac: UeUlMac::new(
-                    c.ul_mac_params(
-                        c.uplink
-                            .sr_offset_ms
-                            .unwrap_or(u as u32 % c.uplink.sr_period_ms),
-                    ),
-                ),
+                mac: UeUlMac::new(UlMacParams {
+                    sr_offset: rat.sr_offsets[u % rat.sr_offsets.len()],
+                    ..rat.ul_mac.clone()
+                }),
                 ul_harq: Harq::new(c.harq_params()),
                 mac_tti: None,
                 in_mac_active: false,
                 timer_at: None,
+                cg_phase: None,
                 s_tbs_sum: 0.0,
                 s_tbs_n: 0,
                 t_opt: 1,
@@ -570,15 +586,21 @@ impl LteNode {
                 occupancy: Occupancy::default(),
             })
             .collect();
-        let pusch_prb = c.pusch_prb();
+        let pusch_prb = rat.pusch_prb;
+        let dl_pf = crate::radio::lte::sched::PfParams {
+            n_prb: rat.n_prb,
+            tbs: Arc::clone(&rat.tbs),
+            tti_s: rat.slot as f64 / 1e9,
+            ..c.pf_params()
+        };
         let ul_pf = crate::radio::lte::sched::PfParams {
             n_prb: pusch_prb,
-            ..c.pf_params()
+            ..dl_pf.clone()
         };
         let constant_iot = db_to_lin(u.iot_db);
         let sectors = (0..SECTORS_PER_SITE)
             .map(|k| Sector {
-                dl: PfScheduler::new(c.pf_params(), n),
+                dl: PfScheduler::new(dl_pf.clone(), n),
                 ul: UlScheduler::new(c.ul_mode(), ul_pf.clone(), n),
                 dl_active: Vec::new(),
                 ul_active: Vec::new(),
@@ -596,25 +618,44 @@ impl LteNode {
             })
             .collect();
         let pd = &c.pdcch;
+        // Configured grants: each sector's UEs spread over the period's PUSCH slots.
+        let mut cg_by_phase = vec![Vec::new(); SECTORS_PER_SITE];
+        let mut ues = ues;
+        if let Some(cg) = &rat.configured_grant {
+            let slots: Vec<u64> = (0..cg.period)
+                .filter(|&t| rat.duplex.has_pusch(t))
+                .collect();
+            for (k, phases) in cg_by_phase.iter_mut().enumerate() {
+                *phases = vec![Vec::new(); cg.period as usize];
+                let here = ues.iter_mut().enumerate().filter(|(_, ue)| ue.sector == k);
+                for (i, (u, ue)) in here.enumerate() {
+                    let phase = slots[i % slots.len()];
+                    ue.cg_phase = Some(phase);
+                    phases[phase as usize].push(u as u32);
+                }
+            }
+        }
         Self {
             cqi_delay: c.cqi_delay_tti as u64,
             cqi_period: c.cqi_period_tti as u64,
             olla_step_db: c.olla_step_db,
-            mcs_threshold_lin: MCS_SINR_10PCT_DB.map(db_to_lin),
-            whole_band_tbs: std::array::from_fn(|m| {
-                tbs_for_mcs(Channel::Pdsch, m as u8, c.n_prb()).expect("a valid MCS") / 8
+            mcs_threshold_lin: std::array::from_fn(|l| {
+                rat.curves[l]
+                    .threshold_db
+                    .iter()
+                    .map(|&t| db_to_lin(t))
+                    .collect()
             }),
+            whole_band_tbs: (0..=rat.tbs.max_mcs(TbKind::Dl))
+                .map(|m| rat.tbs.octets(TbKind::Dl, m, rat.n_prb))
+                .collect(),
             ul_fixed_mcs: c.uplink.fixed_mcs,
             pc,
             neighbour_load: u.neighbour_load,
             load_iot,
             ul_load_ewma: 0.0,
             pusch_prb,
-            cce_total: if pd.enabled {
-                cce_count(c.n_prb(), pd.cfi, pd.phich_ng)
-            } else {
-                u32::MAX
-            },
+            cce_total: rat.cce_total,
             max_dl_ues: pd.max_dl_ues_per_tti.unwrap_or(u32::MAX),
             max_ul_ues: pd.max_ul_ues_per_tti.unwrap_or(u32::MAX),
             ul_first: pd.priority == config::DciPriorityKind::UlFirst,
@@ -640,7 +681,12 @@ impl LteNode {
             allocs: Vec::new(),
             packets: Vec::new(),
             dl_retx_now: Vec::new(),
+            ul_retx_at_target: Vec::new(),
+            targets: Vec::new(),
+            cg_by_phase,
+            nr_st: NrExtraStats::default(),
             redrawn,
+            rat,
         }
     }
 
@@ -653,7 +699,7 @@ impl LteNode {
         match ev {
             LteEvent::Tti => {
                 self.on_tti(ctx);
-                ctx.schedule(ctx.now + TTI, NodeEvent::Lte(LteEvent::Tti));
+                ctx.schedule(ctx.now + self.rat.slot, NodeEvent::Lte(LteEvent::Tti));
             }
         }
     }
@@ -791,7 +837,7 @@ impl LteNode {
     /// One TTI of the whole site.
     fn on_tti(&mut self, ctx: &mut Ctx) {
         let now = ctx.now;
-        let n = now / TTI;
+        let n = now / self.rat.slot;
         // RLC timers due (t-PollRetransmit, t-Reordering, t-StatusProhibit).
         while let Some(&Reverse((t, u))) = self.timers.peek() {
             if t > now {
@@ -816,12 +862,15 @@ impl LteNode {
         // HARQ feedback for the blocks sent at n - 4.
         let mut list = std::mem::take(&mut self.rings.feedback[slot(n)]);
         for &(link, u, pid) in &list {
-            self.feedback(link, u, pid);
+            self.feedback(n, link, u, pid);
         }
         list.clear();
         self.rings.feedback[slot(n)] = list;
+        // A slot without downlink symbols carries no PDCCH.
+        let dl_slot = self.rat.duplex.has_dl(n);
+        let cces = if dl_slot { self.cce_total } else { 0 };
         for sec in &mut self.sectors {
-            sec.cce_left = self.cce_total;
+            sec.cce_left = cces;
             sec.dl_ues = 0;
             sec.ul_ues = 0;
             sec.ul_prb_now = 0;
@@ -856,33 +905,60 @@ impl LteNode {
         self.rings.retx[slot(n)] = list;
         if self.ul_first {
             self.pusch(n);
-            for sec in 0..SECTORS_PER_SITE {
-                self.uplink_grants(ctx, n, sec);
-            }
+            self.grants(ctx, n, dl_slot);
         }
-        for (sec, &reserved) in dl_reserved.iter().enumerate() {
-            self.downlink(ctx, n, sec, reserved);
+        if dl_slot {
+            for (sec, &reserved) in dl_reserved.iter().enumerate() {
+                self.downlink(ctx, n, sec, reserved);
+            }
         }
         if !self.ul_first {
             self.pusch(n);
-            for sec in 0..SECTORS_PER_SITE {
-                self.uplink_grants(ctx, n, sec);
-            }
+            self.grants(ctx, n, dl_slot);
         }
         self.run_macs(n);
-        self.end_tti(now >= ctx.probe.measure_from);
+        self.end_tti(n, now >= ctx.probe.measure_from);
+    }
+
+    /// The SRs answered now make their UEs uplink candidates; in a downlink slot, the grants
+    /// for the PUSCH slots it serves, sector by sector.
+    fn grants(&mut self, ctx: &mut Ctx, n: u64, dl_slot: bool) {
+        let answered = std::mem::take(&mut self.rings.sr_answer[slot(n)]);
+        for &u in &answered {
+            self.ues[u as usize].sr_answered = true;
+            self.ues[u as usize].sr_waiting = false;
+            self.activate_ul(u);
+        }
+        let mut answered = answered;
+        answered.clear();
+        self.rings.sr_answer[slot(n)] = answered;
+        if !dl_slot {
+            return;
+        }
+        let mut targets = std::mem::take(&mut self.targets);
+        self.rat.ul_targets(n, &mut targets);
+        for &target in &targets {
+            for sec in 0..SECTORS_PER_SITE {
+                self.uplink_grants(ctx, n, target, sec);
+            }
+        }
+        self.targets = targets;
     }
 
     /// The TTI's PDCCH and PUSCH use into the counters, and the neighbours' uplink load (the
     /// site's own utilisation, EWMA over [`UL_LOAD_TC`] TTIs, unless fixed) into each
     /// sector's IoT for the next TTI: 1 + load · (I/N at full load).
-    fn end_tti(&mut self, measuring: bool) {
+    fn end_tti(&mut self, n: u64, measuring: bool) {
         let (mut used, mut avail) = (0u64, 0u64);
+        let pusch = self.rat.duplex.has_pusch(n);
+        let pdcch = self.rat.duplex.has_dl(n);
         for sec in self.sectors.iter().filter(|s| s.has_ues) {
             used += u64::from(sec.ul_prb_now);
-            avail += u64::from(self.pusch_prb);
+            if pusch {
+                avail += u64::from(self.pusch_prb);
+            }
             if measuring {
-                if self.cce_total != u32::MAX {
+                if self.cce_total != u32::MAX && pdcch {
                     self.cst.cce_used += u64::from(self.cce_total - sec.cce_left);
                     self.cst.cce_avail += u64::from(self.cce_total);
                 }
@@ -894,7 +970,7 @@ impl LteNode {
             self.cst.ul_prb_used += used;
             self.cst.ul_prb_avail += avail;
         }
-        if self.load_iot {
+        if self.load_iot && pusch {
             let now = if avail > 0 {
                 used as f64 / avail as f64
             } else {
@@ -928,7 +1004,7 @@ impl LteNode {
         tb.sinr_sum += mean_lin * gain;
         // Chase combining: the k-th transmission is decoded at the summed SINR (lte-cell.md
         // §2.4); BLER from the AWGN curve of its MCS.
-        let bler = bler_first_tx(tb.mcs, lin_to_db(tb.sinr_sum)).expect("a valid MCS");
+        let bler = self.rat.curves[link as usize].bler(tb.mcs, lin_to_db(tb.sinr_sum));
         tb.decoded = rng.uniform() >= bler;
         match link {
             Link::Dl => {
@@ -940,14 +1016,23 @@ impl LteNode {
                 ue.st.ul_tx_failed += u64::from(!tb.decoded);
             }
         }
-        self.rings.feedback[slot(n + PUSCH_DELAY)].push((link, u, pid));
+        // Downlink: HARQ-ACK on the PUCCH K1 slots later at the earliest (a slot with uplink
+        // symbols); uplink: the base station's decision.
+        let fb = match link {
+            Link::Dl => self.rat.duplex.next_ul(n + self.rat.k1),
+            Link::Ul => n + self.rat.ul_decision,
+        };
+        self.rings.feedback[slot(fb)].push((link, u, pid));
         if tb.decoded {
             self.rings.deliver[slot(n + 1)].push((link, idx));
         }
     }
 
-    /// HARQ ACK/NACK at n + 4: free the process, or schedule the retransmission at n + 8.
-    fn feedback(&mut self, link: Link, u: u32, pid: u8) {
+    /// HARQ ACK/NACK at `n` (LTE: n + 4 after the transmission): free the process, or
+    /// schedule the retransmission (LTE: n + 8; NR: the next full downlink slot after the
+    /// gNB's processing, or the first PUSCH slot a grant from the next downlink slot can
+    /// reach).
+    fn feedback(&mut self, n: u64, link: Link, u: u32, pid: u8) {
         let ue = &mut self.ues[u as usize];
         let idx = *match link {
             Link::Dl => ue.dl_harq.block(pid as usize),
@@ -967,11 +1052,12 @@ impl LteNode {
             *o = (*o + step).clamp(-20.0, 20.0);
             ue.olla_lin[link as usize] = db_to_lin(*o);
         }
-        let harq = match link {
-            Link::Dl => &mut ue.dl_harq,
-            Link::Ul => &mut ue.ul_harq,
+        let d = &self.rat.duplex;
+        let (harq, at) = match link {
+            Link::Dl => (&mut ue.dl_harq, d.next_full_dl(n + self.rat.retx_gap)),
+            Link::Ul => (&mut ue.ul_harq, d.next_pusch(d.next_dl(n) + self.rat.k2)),
         };
-        match harq.on_feedback(pid as usize, decoded) {
+        match harq.on_feedback_retx_at(pid as usize, decoded, at) {
             Feedback::Delivered(i) => self.pool.release(i),
             Feedback::GivenUp(i) => {
                 if link == Link::Ul {
@@ -1022,7 +1108,8 @@ impl LteNode {
                 if let Some(b) = tb.bsr {
                     // What the UE had when it built the block, less what the eNB granted
                     // since for later TTIs (those grants will carry part of it).
-                    ue.ul_need = (bsr_bytes(b) as u64).saturating_sub(ue.granted_after(tb.built));
+                    ue.ul_need =
+                        (self.rat.bsr.bytes(b) as u64).saturating_sub(ue.granted_after(tb.built));
                     if ue.ul_need > 0 {
                         self.activate_ul(u);
                     }
@@ -1078,7 +1165,7 @@ impl LteNode {
         }
         // The highest MCS whose 10 % threshold the SINR reaches (amc::sinr_to_mcs, linear;
         // MCS 0 below its threshold). The thresholds increase: a binary search.
-        self.mcs_threshold_lin
+        self.mcs_threshold_lin[l]
             .partition_point(|&t| t <= sinr)
             .saturating_sub(1) as u8
     }
@@ -1120,9 +1207,15 @@ impl LteNode {
             sector.cce_left,
             self.max_dl_ues.saturating_sub(sector.dl_ues),
         );
+        // A TDD special slot carries smaller blocks (its downlink symbols only).
+        let kind = if self.rat.duplex.has_full_dl(n) {
+            TbKind::Dl
+        } else {
+            TbKind::DlSpecial
+        };
         sector
             .dl
-            .schedule(n, reserved, &cands, &mut self.budget, &mut allocs);
+            .schedule_kind(n, reserved, &cands, &mut self.budget, &mut allocs, kind);
         self.after_dcis(sec, Link::Dl, allocs.len());
         for a in &allocs {
             let mcs = cands.iter().find(|c| c.ue == a.ue).map_or(0, |c| c.mcs);
@@ -1261,7 +1354,7 @@ impl LteNode {
             .is_some_and(|e| e.on_grant(n, pl_db, room))
             .then(|| {
                 room -= PHR_BYTES;
-                ph_index(self.pc.headroom_db(a.n_prb, pl_db))
+                ph_index(self.pc.headroom_db(a.n_prb * self.rat.prb_lte, pl_db))
             });
         if f64::from(a.n_prb) > ue.ul_h {
             ue.st.ul_power_limited += 1;
@@ -1289,11 +1382,11 @@ impl LteNode {
         ue.mac_tti = Some(n);
         if self.ideal_bsr {
             // ns-3's ideal BSR: the eNB knows what is left at once; nothing rides in the block.
-            ue.ul_need = bsr_bytes(bsr_index(buffered)) as u64;
+            ue.ul_need = self.rat.bsr.bytes(self.rat.bsr.index(buffered)) as u64;
         } else {
             tb.bsr = Some(ctl.bsr.unwrap_or_else(|| {
                 ue.st.padding_bsrs += 1;
-                bsr_index(buffered)
+                self.rat.bsr.index(buffered)
             }));
         }
         ue.st.ul_new_tbs += 1;
@@ -1331,7 +1424,7 @@ impl LteNode {
                 if let Some(b) = ctl.bsr {
                     // Ideal BSR: the eNB knows it for its next grants; every block granted so
                     // far is built, so nothing is in flight unbuilt.
-                    ue.ul_need = bsr_bytes(b) as u64;
+                    ue.ul_need = self.rat.bsr.bytes(b) as u64;
                     if ue.ul_need > 0 {
                         self.activate_ul(u);
                     }
@@ -1353,20 +1446,9 @@ impl LteNode {
     /// Uplink grants of one sector issued at `n` for PUSCH at n + 4: the UEs the eNB believes
     /// have data (BSR minus grants) or whose SR is answered now, minus the PRBs of the
     /// synchronous HARQ retransmissions at n + 4.
-    fn uplink_grants(&mut self, ctx: &mut Ctx, n: u64, sec: usize) {
-        let target = n + PUSCH_DELAY;
-        if sec == 0 {
-            let answered = std::mem::take(&mut self.rings.sr_answer[slot(n)]);
-            for &u in &answered {
-                self.ues[u as usize].sr_answered = true;
-                self.ues[u as usize].sr_waiting = false;
-                self.activate_ul(u);
-            }
-            let mut answered = answered;
-            answered.clear();
-            self.rings.sr_answer[slot(n)] = answered;
-        }
+    fn uplink_grants(&mut self, ctx: &mut Ctx, n: u64, target: u64, sec: usize) {
         let mut reserved = 0;
+        self.ul_retx_at_target.clear();
         for &(link, u, pid) in &self.rings.retx[slot(target)] {
             let ue = &self.ues[u as usize];
             if link == Link::Ul && ue.sector == sec {
@@ -1375,7 +1457,11 @@ impl LteNode {
                     .block(pid as usize)
                     .expect("a pending retransmission");
                 reserved += self.pool.tbs[idx as usize].n_prb;
+                self.ul_retx_at_target.push(u);
             }
+        }
+        if self.rat.configured_grant.is_some() {
+            reserved += self.configured_grants(ctx, n, target, sec);
         }
         self.cands.clear();
         let mut active = std::mem::take(&mut self.sectors[sec].ul_active);
@@ -1394,7 +1480,11 @@ impl LteNode {
             }
             k += 1;
             let pid = (target % ue_harq_processes(ue)) as usize;
-            if !ue.ul_harq.is_free(pid) {
+            // One PUSCH per UE and slot: not beside its retransmission or configured grant.
+            if !ue.ul_harq.is_free(pid)
+                || ue.granted[gslot(target)].0 == target
+                || self.ul_retx_at_target.contains(&u)
+            {
                 continue;
             }
             // Grants sized to the last PHR: at most the PRBs the UE can fill at full power per
@@ -1438,10 +1528,10 @@ impl LteNode {
                 // Wider than the MCS assumed (no PHR yet, or `min_prb` / round robin's share
                 // above the headroom): the MCS and block of the grant's width.
                 mcs = self.mcs(n, Link::Ul, a.ue, a.n_prb);
-                a.tbs = tbs_for_mcs(Channel::Pusch, mcs, a.n_prb).expect("a valid MCS") / 8;
+                a.tbs = self.rat.tbs.octets(TbKind::Ul, mcs, a.n_prb);
             }
             let ue = &mut self.ues[a.ue as usize];
-            ue.granted[slot(target)] = (target, a.tbs);
+            ue.granted[gslot(target)] = (target, a.tbs);
             ue.ul_need = ue.ul_need.saturating_sub(a.tbs as u64);
             ue.sr_answered = false;
             ue.st.grants += 1;
@@ -1449,6 +1539,44 @@ impl LteNode {
         }
         self.cands = cands;
         self.allocs = allocs;
+    }
+
+    /// The configured-grant occasions of sector `sec` at PUSCH slot `target` (TS 38.321
+    /// §5.8.2): every UE of the slot's phase keeps its PRBs whether or not it has data (the
+    /// gNB cannot know); one with data and a free HARQ process builds its block now, as for
+    /// a dynamic grant, without SR or DCI. Returns the PRBs the occasions take.
+    fn configured_grants(&mut self, ctx: &mut Ctx, n: u64, target: u64, sec: usize) -> u32 {
+        let Some(cg) = self.rat.configured_grant.clone() else {
+            return 0;
+        };
+        let phase = (target % cg.period) as usize;
+        let ues = std::mem::take(&mut self.cg_by_phase[sec][phase]);
+        let measuring = ctx.now >= ctx.probe.measure_from;
+        for &u in &ues {
+            if measuring {
+                self.nr_st.configured_grant_occasions += 1;
+            }
+            let ue = &mut self.ues[u as usize];
+            let pid = (target % ue_harq_processes(ue)) as usize;
+            if !ue.ul_pending() || !ue.ul_harq.is_free(pid) || self.ul_retx_at_target.contains(&u) {
+                continue;
+            }
+            let tbs = self.rat.tbs.octets(TbKind::Ul, cg.mcs, cg.n_prb);
+            ue.granted[gslot(target)] = (target, tbs);
+            ue.ul_need = ue.ul_need.saturating_sub(u64::from(tbs));
+            if measuring {
+                self.nr_st.configured_grant_blocks += 1;
+            }
+            let a = Allocation {
+                ue: u,
+                n_prb: cg.n_prb,
+                tbs,
+            };
+            self.build_ul(ctx, n, target, a, cg.mcs);
+        }
+        let used = ues.len() as u32 * cg.n_prb;
+        self.cg_by_phase[sec][phase] = ues;
+        used.min(self.pusch_prb)
     }
 
     /// The cell's statistics (per-UE goodput and the cell's fairness are filled in from the
@@ -1558,11 +1686,19 @@ impl LteNode {
         cell.ul_dci_blocked = c.ul_dci_blocked;
         cell.dl_ue_cap_blocked = c.dl_ue_cap_blocked;
         cell.ul_ue_cap_blocked = c.ul_ue_cap_blocked;
-        r.access = Some(AccessStats::Lte(Box::new(LteStats {
+        let stats = LteStats {
             flows_per_ue: self.flows_per_ue,
             cell,
             ues,
-        })));
+        };
+        r.access = Some(if self.rat.nr {
+            AccessStats::Nr(Box::new(NrStats {
+                cell: stats,
+                nr: self.nr_st.clone(),
+            }))
+        } else {
+            AccessStats::Lte(Box::new(stats))
+        });
     }
 }
 

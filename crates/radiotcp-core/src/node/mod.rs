@@ -106,7 +106,21 @@ impl Node {
                 &rng(stream::Kind::Rlp),
             )))),
             AccessConfig::Lte(c) => Some(Node::Lte(Box::new(LteNode::from_config(
-                cfg, c, ue, seed, run,
+                cfg,
+                c,
+                c.rat(),
+                ue,
+                seed,
+                run,
+            )))),
+            // The NR cell is the LTE cell's model with NR's RAT (config/nr.rs).
+            AccessConfig::Nr(c) => Some(Node::Lte(Box::new(LteNode::from_config(
+                cfg,
+                &c.cell_config(),
+                c.rat(),
+                ue,
+                seed,
+                run,
             )))),
         }
     }

@@ -2,6 +2,7 @@
 //! building blocks. A MAC model hands transmission opportunities to an ARQ entity; the
 //! channel decides the fate of each transmission time interval (or 20 ms RLP slot).
 
+pub mod cell;
 pub mod channel;
 pub mod lte;
 pub mod nr;

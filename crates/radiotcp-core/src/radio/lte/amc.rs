@@ -49,7 +49,7 @@ pub const CQI_BLER_SIGMA_DB: [f64; 15] = [
 ];
 
 /// The standard normal quantile of 0.9: the 10 % point lies this many σ above the 50 % point.
-const Z_90: f64 = 1.2815515655446004;
+pub(crate) const Z_90: f64 = 1.2815515655446004;
 
 /// Link-adaptation settings.
 #[derive(Clone, Debug, PartialEq, Default)]

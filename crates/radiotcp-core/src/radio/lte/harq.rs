@@ -172,8 +172,18 @@ impl<T: Clone> Harq<T> {
             .then_some(p.last_tx + self.p.feedback_delay as u64)
     }
 
-    /// The feedback of process `pid`'s last transmission: decoded or not.
+    /// The feedback of process `pid`'s last transmission: decoded or not; a retransmission
+    /// goes one HARQ RTT after the transmission.
     pub fn on_feedback(&mut self, pid: usize, decoded: bool) -> Feedback<T> {
+        let at = self.procs[pid]
+            .as_ref()
+            .map_or(0, |p| p.last_tx + self.p.rtt as u64);
+        self.on_feedback_retx_at(pid, decoded, at)
+    }
+
+    /// [`Harq::on_feedback`] with the retransmission at TTI `at`, which the caller chose (NR's
+    /// asynchronous HARQ: the next slot its scheduler and the TDD pattern allow).
+    pub fn on_feedback_retx_at(&mut self, pid: usize, decoded: bool, at: u64) -> Feedback<T> {
         let p = self.procs[pid]
             .as_mut()
             .expect("feedback for a busy process");
@@ -187,7 +197,6 @@ impl<T: Clone> Harq<T> {
             self.stats.given_up += 1;
             return Feedback::GivenUp(block);
         }
-        let at = p.last_tx + self.p.rtt as u64;
         p.retx_due = Some(at);
         Feedback::RetransmitAt(at)
     }

@@ -16,8 +16,10 @@
 
 use crate::error::ParamError;
 
+use std::sync::Arc;
+
 use super::pdcch::DciBudget;
-use super::tbs::{largest_allowed_ul_prb, tbs_for_mcs, Channel, MAX_N_PRB};
+use crate::radio::cell::{TbKind, TbsTable, MCS_COUNT};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PfParams {
@@ -27,6 +29,10 @@ pub struct PfParams {
     pub t_c: f64,
     /// R̄ before the first service, bit/s (ns-3: 1).
     pub initial_avg_bps: f64,
+    /// Transport block sizes of the RAT (LTE's, or NR's for the NR cell).
+    pub tbs: Arc<TbsTable>,
+    /// TTI (slot) length, s: the rates are per TTI.
+    pub tti_s: f64,
 }
 
 impl Default for PfParams {
@@ -35,14 +41,20 @@ impl Default for PfParams {
             n_prb: 100,
             t_c: 100.0,
             initial_avg_bps: 1.0,
+            tbs: Arc::new(TbsTable::lte(100)),
+            tti_s: 1e-3,
         }
     }
 }
 
 impl PfParams {
     pub fn validate(&self) -> Result<(), ParamError> {
-        if !(1..=MAX_N_PRB).contains(&self.n_prb) {
-            return Err(ParamError::new("n_prb", self.n_prb, "1..=110"));
+        if !(1..=self.tbs.n_prb()).contains(&self.n_prb) {
+            return Err(ParamError::new(
+                "n_prb",
+                self.n_prb,
+                format!("1..={}", self.tbs.n_prb()),
+            ));
         }
         if !(self.t_c.is_finite() && self.t_c >= 1.0) {
             return Err(ParamError::new("t_c", self.t_c, "a number of TTIs >= 1"));
@@ -93,28 +105,26 @@ pub struct PfScheduler {
     full_rate: [[f64; MCS_COUNT]; 2],
 }
 
-/// MCS 0..=28.
-const MCS_COUNT: usize = 29;
-
-/// TTI length: the rates are per 1 ms subframe.
-const TTI_S: f64 = 1e-3;
-
 impl PfScheduler {
     /// Panics on invalid parameters (validated by the configuration layer first).
     pub fn new(p: PfParams, ues: usize) -> Self {
         if let Err(e) = p.validate() {
             panic!("invalid PF parameters: {e:?}");
         }
-        let rate = |ch: Channel| -> [f64; MCS_COUNT] {
+        // Bits per TTI (TBS are whole octets, so octets · 8 is the bit count exactly).
+        let rate = |kind: TbKind| -> [f64; MCS_COUNT] {
             std::array::from_fn(|m| {
-                tbs_for_mcs(ch, m as u8, p.n_prb).expect("a valid MCS") as f64 / TTI_S
+                if m as u8 > p.tbs.max_mcs(kind) {
+                    return 0.0;
+                }
+                (p.tbs.octets(kind, m as u8, p.n_prb) * 8) as f64 / p.tti_s
             })
         };
         Self {
             avg_bps: vec![p.initial_avg_bps; ues],
             updated: vec![0; ues],
             order: Vec::with_capacity(ues),
-            full_rate: [rate(Channel::Pdsch), rate(Channel::Pusch)],
+            full_rate: [rate(TbKind::Dl), rate(TbKind::Ul)],
             p,
         }
     }
@@ -134,14 +144,16 @@ impl PfScheduler {
     /// Allocate TTI `tti`'s PRBs, minus `reserved` (HARQ retransmissions go first, model-specs
     /// §4.4 step 1), among `candidates` (UEs with data, each once) into `out` (cleared
     /// first), in metric order; a UE whose DCI the `budget` cannot carry is passed over and
-    /// the next one tried. The metric's rate is always the whole band's.
-    pub fn schedule(
+    /// the next one tried. The metric's rate is always the whole band's in a full downlink
+    /// slot; the blocks are of `kind` (a TDD special slot's are smaller).
+    pub fn schedule_kind(
         &mut self,
         tti: u64,
         reserved: u32,
         candidates: &[Candidate],
         budget: &mut DciBudget,
         out: &mut Vec<Allocation>,
+        kind: TbKind,
     ) {
         out.clear();
         self.order.clear();
@@ -160,8 +172,8 @@ impl PfScheduler {
             if !budget.admit(c.ue, c.cce) {
                 continue;
             }
-            let n_prb = carry(Channel::Pdsch, c.mcs, c.backlog, left);
-            let tbs = tbs_for_mcs(Channel::Pdsch, c.mcs, n_prb).expect("valid") / 8;
+            let n_prb = carry(&self.p.tbs, kind, c.mcs, c.backlog, left);
+            let tbs = self.p.tbs.octets(kind, c.mcs, n_prb);
             out.push(Allocation {
                 ue: c.ue,
                 n_prb,
@@ -170,6 +182,18 @@ impl PfScheduler {
             left -= n_prb;
         }
         self.update(tti, candidates, out);
+    }
+
+    /// [`PfScheduler::schedule_kind`] in a full downlink TTI.
+    pub fn schedule(
+        &mut self,
+        tti: u64,
+        reserved: u32,
+        candidates: &[Candidate],
+        budget: &mut DciBudget,
+        out: &mut Vec<Allocation>,
+    ) {
+        self.schedule_kind(tti, reserved, candidates, budget, out, TbKind::Dl);
     }
 
     /// R̄ of the candidates after TTI `tti`: decayed to it, plus what they got. The others
@@ -181,7 +205,7 @@ impl PfScheduler {
             let got = out
                 .iter()
                 .find(|a| a.ue == c.ue)
-                .map_or(0.0, |a| a.tbs as f64 * 8.0 / TTI_S);
+                .map_or(0.0, |a| a.tbs as f64 * 8.0 / self.p.tti_s);
             self.avg_bps[i] = self.avg_bps(c.ue, tti) * keep + got / self.p.t_c;
             self.updated[i] = tti + 1;
         }
@@ -246,10 +270,11 @@ impl UlScheduler {
         if candidates.is_empty() {
             return;
         }
+        let table = Arc::clone(&self.pf.p.tbs);
         let grant = |c: &Candidate, n_prb: u32| Allocation {
             ue: c.ue,
             n_prb,
-            tbs: tbs_for_mcs(Channel::Pusch, c.mcs, n_prb).expect("valid") / 8,
+            tbs: table.octets(TbKind::Ul, c.mcs, n_prb),
         };
         match self.mode {
             UlMode::Pf { min_prb } => {
@@ -260,10 +285,10 @@ impl UlScheduler {
                 }
                 for pos in 0..self.pf.order.len() {
                     let c = candidates[select_next(&mut self.pf.order, pos)];
-                    let want = carry(Channel::Pusch, c.mcs, c.backlog, left)
+                    let want = carry(&table, TbKind::Ul, c.mcs, c.backlog, left)
                         .max(min_prb)
                         .min(c.max_prb.max(min_prb));
-                    let Some(n_prb) = largest_allowed_ul_prb(want.min(left)) else {
+                    let Some(n_prb) = table.largest_ul_prb(want.min(left)) else {
                         break;
                     };
                     if n_prb < min_prb {
@@ -279,7 +304,7 @@ impl UlScheduler {
             }
             UlMode::RoundRobin { min_prb } => {
                 let share = (left / candidates.len() as u32).max(min_prb);
-                let Some(share) = largest_allowed_ul_prb(share.min(left)) else {
+                let Some(share) = table.largest_ul_prb(share.min(left)) else {
                     return;
                 };
                 if share < min_prb {
@@ -296,7 +321,9 @@ impl UlScheduler {
                     }
                     let c = candidates[(start + k) % candidates.len()];
                     let n_prb = if c.max_prb < share {
-                        largest_allowed_ul_prb(c.max_prb.max(min_prb)).unwrap_or(min_prb)
+                        table
+                            .largest_ul_prb(c.max_prb.max(min_prb))
+                            .unwrap_or(min_prb)
                     } else {
                         share
                     };
@@ -329,14 +356,14 @@ fn select_next(order: &mut [(f64, usize)], pos: usize) -> usize {
     order[pos].1
 }
 
-/// The fewest PRBs (at most `left`) whose transport block at `mcs` on `channel` carries
+/// The fewest PRBs (at most `left`) whose transport block of `kind` at `mcs` carries
 /// `backlog` octets; `left` if none does. TBS grows with the PRB count, so a binary search
 /// finds it.
-fn carry(channel: Channel, mcs: u8, backlog: u32, left: u32) -> u32 {
+fn carry(table: &TbsTable, kind: TbKind, mcs: u8, backlog: u32, left: u32) -> u32 {
     if left == 0 {
         return 0;
     }
-    let fits = |n: u32| tbs_for_mcs(channel, mcs, n).expect("valid") / 8 >= backlog;
+    let fits = |n: u32| table.octets(kind, mcs, n) >= backlog;
     if !fits(left) {
         return left;
     }
@@ -355,6 +382,9 @@ fn carry(channel: Channel, mcs: u8, backlog: u32, left: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::radio::lte::tbs::{largest_allowed_ul_prb, tbs_for_mcs, Channel};
+
+    const TTI_S: f64 = 1e-3;
 
     fn cand(ue: u32, mcs: u8, backlog: u32) -> Candidate {
         Candidate {
@@ -480,7 +510,7 @@ mod tests {
         // Two 58-octet ACKs reported at MCS 10: the smallest PUSCH block that carries 116
         // octets, rounded down to an allowed PRB count.
         s.schedule(0, 0, &[cand(0, 10, 116)], &mut free(), &mut out);
-        let need = carry(Channel::Pusch, 10, 116, 100);
+        let need = carry(&TbsTable::lte(100), TbKind::Ul, 10, 116, 100);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].n_prb, largest_allowed_ul_prb(need).unwrap());
         assert!(is_allowed(out[0].n_prb));

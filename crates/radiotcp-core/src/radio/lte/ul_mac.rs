@@ -51,6 +51,35 @@ pub fn bsr_bytes(index: u8) -> u32 {
     }
 }
 
+/// Which buffer-size table a BSR uses: LTE's 6-bit one, or NR's 5-bit Short BSR levels
+/// (`nr::bsr`, TS 38.321 Table 6.1.3.1-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BsrTable {
+    #[default]
+    Lte,
+    NrShort,
+}
+
+impl BsrTable {
+    /// The index reported for `bytes` buffered.
+    #[inline]
+    pub fn index(self, bytes: u64) -> u8 {
+        match self {
+            BsrTable::Lte => bsr_index(bytes),
+            BsrTable::NrShort => crate::radio::nr::bsr::short_bsr_index(bytes),
+        }
+    }
+
+    /// The octets a report of `index` stands for (the upper bound of its level).
+    #[inline]
+    pub fn bytes(self, index: u8) -> u32 {
+        match self {
+            BsrTable::Lte => bsr_bytes(index),
+            BsrTable::NrShort => crate::radio::nr::bsr::short_bsr_bytes(index),
+        }
+    }
+}
+
 /// The periodicities T_SR of TS 36.213 Table 10.1.5-1, in subframes.
 pub const SR_PERIODS: [u32; 7] = [1, 2, 5, 10, 20, 40, 80];
 /// dsr-TransMax values of TS 36.331.
@@ -76,7 +105,19 @@ pub struct UlMacParams {
     pub periodic_bsr: Option<u32>,
     /// retxBSR-Timer, subframes (RRC default 2560).
     pub retx_bsr: u32,
+    /// The buffer-size table.
+    pub table: BsrTable,
+    /// SR periods in slots of any length (NR, TS 38.331 `SchedulingRequestResourceConfig`
+    /// periodicities) instead of TS 36.213's subframe set.
+    pub nr_periods: bool,
+    /// A regular BSR raises no SR: the UE waits for its configured grant (TS 38.321 §5.4.5,
+    /// `logicalChannelSR-Mask`).
+    pub sr_masked: bool,
 }
+
+/// NR SR periodicities of one slot or more, slots (TS 38.331 `periodicityAndOffset`, sl1 to
+/// sl640).
+pub const NR_SR_PERIODS: [u32; 13] = [1, 2, 4, 5, 8, 10, 16, 20, 40, 80, 160, 320, 640];
 
 impl Default for UlMacParams {
     /// T_SR = 10 ms, offset 0, dsr-TransMax 64, periodic BSR every 10 subframes, retxBSR 2560.
@@ -88,13 +129,24 @@ impl Default for UlMacParams {
             dsr_trans_max: 64,
             periodic_bsr: Some(10),
             retx_bsr: 2560,
+            table: BsrTable::Lte,
+            nr_periods: false,
+            sr_masked: false,
         }
     }
 }
 
 impl UlMacParams {
     pub fn validate(&self) -> Result<(), ParamError> {
-        if !SR_PERIODS.contains(&self.sr_period) {
+        if self.nr_periods {
+            if !NR_SR_PERIODS.contains(&self.sr_period) {
+                return Err(ParamError::new(
+                    "sr_period",
+                    self.sr_period,
+                    "one of 1, 2, 4, 5, 8, 10, 16, 20, 40, 80, 160, 320, 640 slots (TS 38.331)",
+                ));
+            }
+        } else if !SR_PERIODS.contains(&self.sr_period) {
             return Err(ParamError::new(
                 "sr_period",
                 self.sr_period,
@@ -207,7 +259,7 @@ impl UeUlMac {
                 self.stats.bsrs_sent += 1;
                 return UlControl {
                     sr: false,
-                    bsr: Some(bsr_index(buffered)),
+                    bsr: Some(self.p.table.index(buffered)),
                 };
             }
             return UlControl::default();
@@ -233,14 +285,14 @@ impl UeUlMac {
             self.sr_pending = false;
             self.sr_count = 0;
             if self.bsr_pending && grant >= SHORT_BSR_BYTES {
-                out.bsr = Some(bsr_index(buffered));
+                out.bsr = Some(self.p.table.index(buffered));
                 self.bsr_pending = false;
                 self.stats.bsrs_sent += 1;
                 // A BSR sent restarts both timers (§5.4.5).
                 self.periodic_at = self.p.periodic_bsr.map(|p| tti + p as u64);
                 self.retx_at = Some(tti + self.p.retx_bsr as u64);
             }
-        } else if regular {
+        } else if regular && !self.p.sr_masked {
             // A regular BSR with no UL-SCH resource in this TTI triggers an SR.
             self.sr_pending = true;
         }

@@ -131,6 +131,35 @@ impl Duplex {
         self.slot(n).ul > 0
     }
 
+    /// Whether slot `n` can carry a PUSCH: all its symbols are uplink. A special slot's few
+    /// uplink symbols (2 in "10:2:2") carry PUCCH (HARQ-ACK, SR) only: a PUSCH there would
+    /// hold a sixth of a slot's data, which the cell model does not schedule.
+    #[inline]
+    pub fn has_pusch(&self, n: u64) -> bool {
+        u32::from(self.slot(n).ul) == SYMBOLS_PER_SLOT
+    }
+
+    /// Whether all of slot `n`'s symbols are downlink.
+    #[inline]
+    pub fn has_full_dl(&self, n: u64) -> bool {
+        u32::from(self.slot(n).dl) == SYMBOLS_PER_SLOT
+    }
+
+    /// The first slot at or after `n` that can carry a PUSCH.
+    pub fn next_pusch(&self, n: u64) -> u64 {
+        (n..)
+            .find(|&s| self.has_pusch(s))
+            .expect("a pattern has an uplink slot")
+    }
+
+    /// The first full downlink slot at or after `n` (where a downlink retransmission, which
+    /// keeps its PRBs and block, fits).
+    pub fn next_full_dl(&self, n: u64) -> u64 {
+        (n..)
+            .find(|&s| self.has_full_dl(s))
+            .expect("a pattern has a downlink slot")
+    }
+
     /// The first slot at or after `n` with uplink symbols: where HARQ feedback due K1 slots
     /// after a PDSCH, or a PUSCH granted K2 slots ahead, can go at the earliest.
     pub fn next_ul(&self, n: u64) -> u64 {
