@@ -252,6 +252,11 @@ class SweepPlan:
     def estimate(self) -> tuple[float, float]:
         """The work of every run of the sweep, as the core estimates it (``radiotcp.cost``):
         (events, wall time in seconds on one core of the reference machine)."""
+        return self._estimate
+
+    @cached_property
+    def _estimate(self) -> tuple[float, float]:
+        # Once per plan: the work limit (`check`) and the chunk sizes both ask.
         events = wall = 0.0
         for p in self.points:
             e, w = _core.estimate_cost(p.config_json)
@@ -340,6 +345,10 @@ class SweepResult:
     expected: int
     computed: int = 0
     wall_time_s: float = 0.0
+    # Of the runs computed now: CPU seconds of their simulations (each run's thread time in
+    # its worker, however busy the machine) and the chunks they were sent in.
+    cpu_time_s: float = 0.0
+    chunks: int = 0
 
     @cached_property
     def metrics(self) -> list[str]:
@@ -724,17 +733,20 @@ def run_sweep(
         if cluster is not None
         else _run_local(_chunks(pending, sp.runs, jobs, run_s, LOCAL_TASK_S), jobs)
     )
-    done = 0
-    wall = 0.0
+    done = chunks = 0
+    wall = cpu = 0.0
     if progress is not None:
         progress(0, sp.runs)
     with termination_raises():
         try:
             for batch in results:
                 store.put_runs([pending.row(d) for d in batch])
-                run_s.add(c for *_, c in batch)
+                cpus = [c for *_, c in batch]
+                run_s.add(cpus)
+                cpu += sum(cpus)
                 wall += sum(w for _, _, w, _ in batch)
                 done += len(batch)
+                chunks += 1
                 if progress is not None:
                     progress(pending.stored + done, sp.runs)
         finally:
@@ -747,4 +759,6 @@ def run_sweep(
     res = pending.result()
     res.computed = done
     res.wall_time_s = wall
+    res.cpu_time_s = cpu
+    res.chunks = chunks
     return res
