@@ -1204,7 +1204,7 @@ def sweep_section(console: Console, rounds: int = 3) -> None:
     console.print(t)
     console.print(
         "efficiency = runs/s / (workers x runs/s in one process); wall from the call to the "
-        "returned result (planning, store writes and reading the sweep back included); CPU s: "
+        "returned result (planning and store writes included); CPU s: "
         "of every process that worked on the sweep (x that of one process: the parallel "
         "overhead, which the load of other sessions changes much less than the wall time); "
         "overhead CPU: that CPU less the simulations' own (their threads' time), per run, "
