@@ -35,6 +35,7 @@ recipe (RLC mechanisms; IS-707) from an empty store on all cores (results/bench/
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -42,6 +43,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -1076,9 +1078,10 @@ def _cpu_s(who: int = 0) -> float:
 
 def _timed_sweep(
     spec: SweepSpec, rdir: Path, client: object = None, **how: object
-) -> tuple[float, int, float, float]:
+) -> tuple[float, int, float, float, float, int]:
     """One sweep into a fresh store: (wall s, runs computed, core s, CPU s of every process
-    that worked on it: this one, the local pool's workers, the Dask workers)."""
+    that worked on it: this one, the local pool's workers, the Dask workers; CPU s of the
+    simulations proper, chunks)."""
     workers = (lambda: sum(client.run(_cpu_s).values())) if client is not None else None
     with tempfile.TemporaryDirectory() as d, Store(Path(d) / "s.sqlite") as st:
         cpu0 = _cpu_s() + _cpu_s(1) + (workers() if workers else 0.0)
@@ -1086,16 +1089,13 @@ def _timed_sweep(
         res = run_sweep(spec, rdir, st, **how)
         wall = time.perf_counter() - t0
         cpu = _cpu_s() + _cpu_s(1) + (workers() if workers else 0.0) - cpu0
-    return wall, res.computed, res.wall_time_s, cpu
+    return wall, res.computed, res.wall_time_s, cpu, res.cpu_time_s, res.chunks
 
 
-def sweep_section(console: Console, rounds: int = 3) -> None:
-    """Runs per second of a 720-run wired sweep and a 200-run UMTS sweep (the wired-buffer
-    and ackrate-table recipes, fresh stores) in one process, on the local pool with
-    SWEEP_WORKERS cores and on a Dask LocalCluster of SWEEP_WORKERS single-threaded worker
-    processes; parallel efficiency = runs/s / (workers x runs/s in one process), target
-    >= 85 %. Best of `rounds`, the three interleaved so that a busy spell slows all alike;
-    the machine's load average is printed with them."""
+@contextlib.contextmanager
+def _dask_client(sweeps: Sequence[tuple[str, SweepSpec, Path]]) -> Iterator[object]:
+    """A Dask LocalCluster of SWEEP_WORKERS single-threaded worker processes and its client,
+    the workers warmed up (the core imported, a first task run) before anything is timed."""
     import distributed
 
     with (
@@ -1107,32 +1107,69 @@ def sweep_section(console: Console, rounds: int = 3) -> None:
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
-        modes: dict[str, dict[str, object]] = {
-            "one process": {"jobs": 1},
-            f"local pool, {SWEEP_WORKERS} cores": {"jobs": SWEEP_WORKERS},
-            f"Dask, {SWEEP_WORKERS} workers": {"cluster": client, "client": client},
-        }
-        sweeps = [(label, *_recipe_sweep(name)) for label, name in SWEEPS]
-        # Workers warmed up (the core imported, a first task run) before anything is timed.
         for _label, spec, rdir in sweeps:
             _timed_sweep(spec.model_copy(update={"runs": 1}), rdir, cluster=client)
-        best: dict[tuple[str, str], tuple[float, int, float, float]] = {}
-        for _ in range(rounds):
+        yield client
+
+
+def sweep_section(console: Console, rounds: int = 3) -> None:
+    """Runs per second of a 720-run wired sweep and a 200-run UMTS sweep (the wired-buffer
+    and ackrate-table recipes, fresh stores) in one process, on the local pool with
+    SWEEP_WORKERS cores and on a Dask LocalCluster of SWEEP_WORKERS single-threaded worker
+    processes; parallel efficiency = runs/s / (workers x runs/s in one process), target
+    >= 85 %. Best of `rounds`, the three interleaved so that a busy spell slows all alike;
+    the machine's load average is printed with them.
+
+    The cluster exists only while its own sweeps run: an idle LocalCluster costs about 0.1
+    CPU s per second (the scheduler's and each worker's event loop, heartbeats and monitors:
+    5 % of the 2 cores), which slowed the one-process and pool runs it was left beside."""
+    local: dict[str, dict[str, object]] = {
+        "one process": {"jobs": 1},
+        f"local pool, {SWEEP_WORKERS} cores": {"jobs": SWEEP_WORKERS},
+    }
+    dask_mode = f"Dask, {SWEEP_WORKERS} workers"
+    modes: dict[str, dict[str, object]] = {**local, dask_mode: {"cluster": True}}
+    sweeps = [(label, *_recipe_sweep(name)) for label, name in SWEEPS]
+    best: dict[tuple[str, str], tuple[float, int, float, float, float, int]] = {}
+    # The CPU besides the simulations, per run (every process's CPU less the simulations'
+    # own thread time): the sweep's overhead, which the machine's load barely changes.
+    # Median of the rounds.
+    overhead: dict[tuple[str, str], list[float]] = {}
+
+    def keep(label: str, mode: str, got: tuple[float, int, float, float, float, int]) -> None:
+        if (label, mode) not in best or got[0] < best[(label, mode)][0]:
+            best[(label, mode)] = got
+        overhead.setdefault((label, mode), []).append((got[3] - got[4]) / got[1])
+
+    for _ in range(rounds):
+        for label, spec, rdir in sweeps:
+            for mode, how in local.items():
+                keep(label, mode, _timed_sweep(spec, rdir, **how))
+        with _dask_client(sweeps) as client:
             for label, spec, rdir in sweeps:
-                for mode, how in modes.items():
-                    got = _timed_sweep(spec, rdir, **how)
-                    if (label, mode) not in best or got[0] < best[(label, mode)][0]:
-                        best[(label, mode)] = got
+                keep(label, dask_mode, _timed_sweep(spec, rdir, client, cluster=client))
     load = os.getloadavg()
     t = Table(title=f"sweep throughput: best of {rounds}, fresh stores")
-    cols = ("sweep", "how", "wall s", "runs/s", "core ms/run", "CPU s", "efficiency", "target")
+    cols = (
+        "sweep",
+        "how",
+        "wall s",
+        "runs/s",
+        "core ms/run",
+        "CPU s",
+        "overhead CPU ms/run",
+        "chunks",
+        "efficiency",
+        "target",
+    )
     for col in cols:
         t.add_column(col, justify="right")
     rows = []
     for label, _spec, _rdir in sweeps:
-        one_wall, runs, _, one_cpu = best[(label, "one process")]
+        one_wall, runs, _, one_cpu, _, _ = best[(label, "one process")]
         for mode, how in modes.items():
-            wall, runs, core, cpu = best[(label, mode)]
+            wall, runs, core, cpu, sim_cpu, chunks = best[(label, mode)]
+            over = statistics.median(overhead[(label, mode)])
             workers = 1 if how.get("jobs") == 1 else SWEEP_WORKERS
             eff = (runs / wall) / (workers * runs / one_wall)
             rows.append(
@@ -1145,6 +1182,9 @@ def sweep_section(console: Console, rounds: int = 3) -> None:
                     "core_s": core,
                     "runs_per_s": runs / wall,
                     "cpu_s": cpu,
+                    "simulation_cpu_s": sim_cpu,
+                    "overhead_cpu_ms_per_run": 1e3 * over,
+                    "chunks": chunks,
                     "efficiency": eff,
                 }
             )
@@ -1156,15 +1196,20 @@ def sweep_section(console: Console, rounds: int = 3) -> None:
                 f"{runs / wall:.0f}",
                 f"{1e3 * core / runs:.2f}",
                 f"{cpu:.2f}" + (f" ({cpu / one_cpu:.2f}x)" if parallel else ""),
+                f"{1e3 * over:.3f}",
+                str(chunks),
                 f"{100 * eff:.0f}%" if parallel else "",
                 ("" if eff >= 0.85 else "missed ") + ">= 85%" if parallel else "",
             )
     console.print(t)
     console.print(
         "efficiency = runs/s / (workers x runs/s in one process); wall from the call to the "
-        "returned result (planning, store writes and reading the sweep back included); CPU s: "
+        "returned result (planning and store writes included); CPU s: "
         "of every process that worked on the sweep (x that of one process: the parallel "
         "overhead, which the load of other sessions changes much less than the wall time); "
+        "overhead CPU: that CPU less the simulations' own (their threads' time), per run, "
+        "median of the rounds (planning, the store, pickling, the pool's or Dask's "
+        "scheduling); chunks: tasks the runs were sent in; "
         f"load average during the section: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} "
         f"on {os.cpu_count()} cores."
     )

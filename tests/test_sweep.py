@@ -14,7 +14,16 @@ import pytest
 
 from radiotcp.errors import ConfigError
 from radiotcp.store import Store, run_key
-from radiotcp.sweep import SweepSpec, derive_seed, expand_points, load_sweep, plan, run_sweep
+from radiotcp.sweep import (
+    SweepSpec,
+    build_version,
+    derive_seed,
+    expand_points,
+    load_sweep,
+    plan,
+    read_sweep,
+    run_sweep,
+)
 
 from .conftest import PRESET, REPO
 
@@ -349,7 +358,7 @@ def _assert_exact_runs(tmp_path, store: Path) -> int:
     # Two of them (each a few tenths of a second): the first and the last stored.
     for key in (min(stored), max(stored)):
         p = planned[key]
-        [(_, metrics, _)] = run_chunk([(p.key, p.config_json, p.seed, p.run_index)])
+        [(_, metrics, _, _)] = run_chunk([(p.key, p.config_json, p.seed, p.run_index)])
         assert metrics == stored[key]
     return len(stored)
 
@@ -381,3 +390,50 @@ def test_canonical_key_shortcut_matches_the_dict_form():
 
     cfg = {"b": [1, 2.5, None], "a": {"x": "y"}}
     assert run_key(canonical(cfg), 3, 4, "0.1.0") == run_key(cfg, 3, 4, "0.1.0")
+
+
+def test_planned_keys_and_documents_are_the_store_s_and_the_core_s(tmp_path):
+    """The sweep's shortcuts (each point's part of the run key hashed once, the core's JSON
+    made from the configuration dict) give what `run_key` and `to_core_json` give."""
+    from radiotcp.config import ScenarioConfig, to_core_json
+
+    s = spec(zip={"_name": ["a", "b"], "tcp.min_rto_ms": [200, 1000]})
+    runs = plan(s, REPO)
+    assert len(runs) == 8 * 3
+    for r in runs:
+        assert r.key == run_key(r.config, r.seed, r.run_index, build_version())
+        assert r.config_json == to_core_json(ScenarioConfig.from_dict(r.config))
+
+
+def test_results_are_the_same_whatever_the_chunking_and_the_store_read_back(tmp_path, monkeypatch):
+    """Chunks of one run each, of the default sizes, in one process or on the pool: the same
+    runs; and the result a fresh sweep returns (kept as its runs were stored) is what the
+    store gives back for it, record for record."""
+    import radiotcp.sweep as sweep_mod
+
+    s = spec()
+    with Store(tmp_path / "default.sqlite") as st:
+        default = run_sweep(s, REPO, st, jobs=2)
+        stored = read_sweep(st, "t")
+    assert default.records == stored.records
+    assert default.expected == stored.expected == 12
+    assert default.rows() == stored.rows() and default.points() == stored.points()
+    # One run per chunk: no chunk may hold more than a run's worth of work, and handing a
+    # chunk out is free.
+    monkeypatch.setattr(sweep_mod, "CHUNK_MAX_S", 1e-12)
+    monkeypatch.setattr(sweep_mod, "LOCAL_TASK_S", 0.0)
+    sizes: list[int] = []
+    chunks = sweep_mod._chunks
+
+    def recorded(*a, **k):
+        for c in chunks(*a, **k):
+            sizes.append(len(c))
+            yield c
+
+    monkeypatch.setattr(sweep_mod, "_chunks", recorded)
+    for jobs in (1, 2):
+        with Store(tmp_path / f"single-{jobs}.sqlite") as st:
+            single = run_sweep(s, REPO, st, jobs=jobs)
+        assert by_key(single) == by_key(default)
+        assert [r.metrics_json for r in single.records] == [r.metrics_json for r in default.records]
+    assert sizes == [1] * 24

@@ -8,12 +8,14 @@ text).
 from __future__ import annotations
 
 import signal
+import time
 from collections.abc import Sequence
 
 # (run key, resolved config JSON, seed, run index)
 Task = tuple[str, str, int, int]
-# (run key, flat metrics as JSON, wall time of the simulation proper)
-Done = tuple[str, str, float]
+# (run key, flat metrics as JSON, wall time of the simulation proper, CPU seconds of the run in
+# the worker: the thread's, so neither the machine's load nor the worker's other threads count)
+Done = tuple[str, str, float, float]
 
 
 def run_chunk(tasks: Sequence[Task]) -> list[Done]:
@@ -21,9 +23,11 @@ def run_chunk(tasks: Sequence[Task]) -> list[Done]:
     from radiotcp import _core
 
     out: list[Done] = []
+    cpu = time.thread_time
     for key, doc, seed, run_index in tasks:
+        c0 = cpu()
         metrics, wall = _core.simulate_metrics(doc, seed, run_index)
-        out.append((key, metrics, wall))
+        out.append((key, metrics, wall, cpu() - c0))
     return out
 
 

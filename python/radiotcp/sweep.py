@@ -40,13 +40,12 @@ from .config import (
     load_toml,
     parse_override,
     read_toml_text,
-    to_core_json,
     to_dict,
 )
 from .errors import ConfigError
 from .fileerrors import file_problems
 from .stats import mean_ci
-from .store import RunRecord, Store, canonical, run_key
+from .store import RunRecord, Store, canonical
 
 __all__ = [
     "PlannedPoint",
@@ -218,8 +217,20 @@ class PlannedPoint:
     canon: str
     seed: int
 
+    @cached_property
+    def _key_head(self) -> Any:
+        # SHA-256 of the run key's document up to the run index (the configuration, a few KB,
+        # is the same for every run of the point): hashed once, copied for each run.
+        return hashlib.sha256(f'{{"config":{self.canon},"run_index":'.encode())
+
     def key(self, run_index: int, version: str) -> str:
-        return run_key(self.canon, self.seed, run_index, version)
+        """The run's key: :func:`radiotcp.store.run_key` of (configuration, seed, run index,
+        version), the point's part hashed once."""
+        h = self._key_head.copy()
+        h.update(
+            f'{int(run_index)},"seed":{int(self.seed)},"version":{json.dumps(version)}}}'.encode()
+        )
+        return h.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -241,6 +252,11 @@ class SweepPlan:
     def estimate(self) -> tuple[float, float]:
         """The work of every run of the sweep, as the core estimates it (``radiotcp.cost``):
         (events, wall time in seconds on one core of the reference machine)."""
+        return self._estimate
+
+    @cached_property
+    def _estimate(self) -> tuple[float, float]:
+        # Once per plan: the work limit (`check`) and the chunk sizes both ask.
         events = wall = 0.0
         for p in self.points:
             e, w = _core.estimate_cost(p.config_json)
@@ -292,7 +308,11 @@ def plan_points(spec: SweepSpec, base_dir: Path) -> SweepPlan:
         if (canon, seed) in seen:
             continue
         seen.add((canon, seed))
-        points.append(PlannedPoint(i, params, config, to_core_json(cfg), canon, seed))
+        # The core's document is the configuration dict as JSON (`to_core_json`, without
+        # converting the resolved scenario to a dict a second time).
+        points.append(
+            PlannedPoint(i, params, config, json.dumps(config, allow_nan=False), canon, seed)
+        )
     if problems:
         raise ConfigError.from_problems(problems)
     return SweepPlan(spec, points, build_version())
@@ -325,6 +345,10 @@ class SweepResult:
     expected: int
     computed: int = 0
     wall_time_s: float = 0.0
+    # Of the runs computed now: CPU seconds of their simulations (each run's thread time in
+    # its worker, however busy the machine) and the chunks they were sent in.
+    cpu_time_s: float = 0.0
+    chunks: int = 0
 
     @cached_property
     def metrics(self) -> list[str]:
@@ -449,21 +473,48 @@ CHUNK_MAX_S = 2.0
 RUN_OVERHEAD_S = 0.0002
 
 
+class _RunTime:
+    """A run's cost as the chunks are sized: the core's estimate of its wall time until runs
+    have finished, then the CPU time they took in the workers (plus RUN_OVERHEAD_S), which
+    the machine's load does not change as it does wall time. The estimate is only meant to
+    be right within a factor of 3 (it is 3-4x high for the wired presets and 5-10x for UMTS on
+    the reference machine): chunks sized by it alone were several times smaller than their
+    lower bound, and so more numerous (on Dask, 15 tasks for the 200-run UMTS sweep where
+    10 do)."""
+
+    def __init__(self, estimate_s: float) -> None:
+        self.estimate_s = max(estimate_s, 1e-6)
+        self.runs = 0
+        self.cpu_s = 0.0
+
+    def add(self, cpu_s: Iterable[float]) -> None:
+        for c in cpu_s:
+            self.runs += 1
+            self.cpu_s += c
+
+    @property
+    def seconds(self) -> float:
+        if not self.runs:
+            return self.estimate_s
+        return max(self.cpu_s / self.runs + RUN_OVERHEAD_S, 1e-6)
+
+
 def _chunks(
-    tasks: Iterable[Task], total: int, workers: int, run_s: float, task_s: float
+    tasks: Iterable[Task], total: int, workers: int, run_s: _RunTime, task_s: float
 ) -> Iterator[list[Task]]:
     """``tasks`` (at most ``total`` of them) in chunks taken from the iterable as they are
     needed, each 1/(2 x workers) of what is left (guided self-scheduling): big chunks first,
     ever smaller ones towards the end, so that no worker is left alone with a big chunk
-    while the others idle. ``run_s`` is a run's estimated wall time and ``task_s`` what a
-    chunk costs to hand out: a chunk holds at least 10 x ``task_s`` of work (its dispatch
-    then costs at most a tenth) and at most CHUNK_MAX_S."""
+    while the others idle. ``run_s`` is a run's cost (estimated, then measured: read as
+    each chunk is made) and ``task_s`` what a chunk costs to hand out: a chunk holds at
+    least 10 x ``task_s`` of work (its dispatch then costs at most a tenth) and at most
+    CHUNK_MAX_S."""
     it = iter(tasks)
     left = total
-    run_s = max(run_s, 1e-6)
-    smallest = max(1, math.ceil(10 * task_s / run_s))
-    largest = max(smallest, math.floor(CHUNK_MAX_S / run_s))
     while True:
+        one = run_s.seconds
+        smallest = max(1, math.ceil(10 * task_s / one))
+        largest = max(smallest, math.floor(CHUNK_MAX_S / one))
         size = min(largest, max(smallest, math.ceil(left / (2 * max(1, workers)))))
         chunk = list(itertools.islice(it, size))
         if not chunk:
@@ -490,6 +541,9 @@ def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
     )
     finished = False
     try:
+        # The workers start now (a pool starts them on its first task), not once the first
+        # chunks are made: their start overlaps the first batch of the work list.
+        pool.submit(os.getpid)
         # Two chunks queued per worker keep it busy while the driver stores results.
         pending = {pool.submit(run_chunk, c) for c in itertools.islice(todo, 2 * (jobs - 1))}
         local = next(todo, None)
@@ -575,6 +629,11 @@ class _Pending:
         self.stored = 0
         # The tasks handed out and not yet finished: key -> (point, run index, config hash).
         self.by_key: dict[str, tuple[PlannedPoint, int, str]] = {}
+        # The runs computed, as the sweep's result, while no run was found stored (reading
+        # them back from the store at the end took 8 ms of the 720-run wired sweep, with one
+        # core idle).
+        self.records: list[RunRecord] | None = []
+        self._params: dict[int, dict[str, Any]] = {}
 
     def _runs(self) -> Iterator[tuple[PlannedPoint, int]]:
         for p in self.sp.points:
@@ -593,6 +652,8 @@ class _Pending:
             )
             have = self.store.existing(k for _, _, k in keyed)
             self.stored += len(have)
+            if have:
+                self.records = None
             for p, r, key in keyed:
                 if key in have:
                     continue
@@ -604,9 +665,23 @@ class _Pending:
 
     def row(self, done: Done) -> tuple[str, str, int, int, str, str, float]:
         """The store row of a finished run (its task forgotten)."""
-        key, metrics, wall = done
+        key, metrics, wall, _cpu = done
         p, r, config_hash = self.by_key.pop(key)
+        if self.records is not None:
+            params = self._params.get(p.point)
+            if params is None:
+                # As the store gives them back: its canonical JSON, parsed.
+                params = self._params[p.point] = json.loads(canonical(p.params))
+            self.records.append(RunRecord(key, p.point, params, p.seed, r, metrics, wall))
         return (key, config_hash, p.seed, r, self.sp.version, metrics, wall)
+
+    def result(self) -> SweepResult:
+        """The sweep's runs: when none was in the store before, those computed now (kept as
+        they were stored, so the store need not be read back), else the store's."""
+        if self.records is None or self.stored:
+            return read_sweep(self.store, self.sp.spec.name)
+        records = sorted(self.records, key=lambda r: (r.point, r.run_index))
+        return SweepResult(name=self.sp.spec.name, records=records, expected=self.sp.runs)
 
 
 def run_sweep(
@@ -652,22 +727,26 @@ def run_sweep(
     )
     jobs = jobs or os.cpu_count() or 1
     pending = _Pending(sp, store)
-    run_s = sp.estimate()[1] / max(1, sp.runs) + RUN_OVERHEAD_S
+    run_s = _RunTime(sp.estimate()[1] / max(1, sp.runs) + RUN_OVERHEAD_S)
     results: Iterable[list[Done]] = (
         _run_dask(lambda n: _chunks(pending, sp.runs, n, run_s, DASK_TASK_S), cluster)
         if cluster is not None
         else _run_local(_chunks(pending, sp.runs, jobs, run_s, LOCAL_TASK_S), jobs)
     )
-    done = 0
-    wall = 0.0
+    done = chunks = 0
+    wall = cpu = 0.0
     if progress is not None:
         progress(0, sp.runs)
     with termination_raises():
         try:
             for batch in results:
                 store.put_runs([pending.row(d) for d in batch])
-                wall += sum(w for _, _, w in batch)
+                cpus = [c for *_, c in batch]
+                run_s.add(cpus)
+                cpu += sum(cpus)
+                wall += sum(w for _, _, w, _ in batch)
                 done += len(batch)
+                chunks += 1
                 if progress is not None:
                     progress(pending.stored + done, sp.runs)
         finally:
@@ -677,7 +756,9 @@ def run_sweep(
                 close()
     if progress is not None:
         progress(pending.stored + done, sp.runs)
-    res = read_sweep(store, spec.name)
+    res = pending.result()
     res.computed = done
     res.wall_time_s = wall
+    res.cpu_time_s = cpu
+    res.chunks = chunks
     return res
