@@ -177,7 +177,8 @@ def test_defaults_are_those_of_the_parent_default_table() -> None:
     assert forward != channel
     assert rows[("access.forward.fd_t", "rlp")][2] == repr(forward)
     assert rows[("links", None)][2] == "wan + access (wired-384k)"
-    assert rows[("access.kind", None)][1:3] == ['"wired" / "umts" / "rlp" / "lte" / "nr"', '"wired"']
+    kinds = '"wired" / "umts" / "rlp" / "lte" / "nr"'
+    assert rows[("access.kind", None)][1:3] == [kinds, '"wired"']
     assert rows[("access.uplink", "umts")][1:3] == ["table or unset", "unset"]
     assert rows[("tcp.initial_ssthresh_bytes", None)][1:3] == ["int or unset", "unset"]
     assert rows[("tcp.variant", None)][2] == '"newreno"'

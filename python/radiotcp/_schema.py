@@ -1562,8 +1562,9 @@ class NrConfiguredGrantConfig(Table):
     period_slots: int
     # PRBs of an occasion.
     prb: int
-    # MCS of an occasion (the uplink table's).
-    mcs: int
+    # MCS of an occasion (the uplink table's); unset = the UE's uplink link adaptation at each
+    # occasion (as a type-2 grant re-activated with a new MCS would follow it).
+    mcs: int | None
     # logicalChannelSR-Mask: a regular BSR raises no SR, the UE waits for its occasion.
     sr_mask: bool
 

@@ -664,4 +664,12 @@ impl RunResult {
             _ => None,
         }
     }
+
+    /// The NR cell's statistics, if the access is one.
+    pub fn nr(&self) -> Option<&NrStats> {
+        match &self.access {
+            Some(AccessStats::Nr(n)) => Some(n.as_ref()),
+            _ => None,
+        }
+    }
 }

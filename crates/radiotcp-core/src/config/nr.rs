@@ -224,8 +224,9 @@ pub struct NrConfiguredGrantConfig {
     pub period_slots: u32,
     /// PRBs of an occasion.
     pub prb: u32,
-    /// MCS of an occasion (the uplink table's).
-    pub mcs: u8,
+    /// MCS of an occasion (the uplink table's); unset = the UE's uplink link adaptation at each
+    /// occasion (as a type-2 grant re-activated with a new MCS would follow it).
+    pub mcs: Option<u8>,
     /// logicalChannelSR-Mask: a regular BSR raises no SR, the UE waits for its occasion.
     pub sr_mask: bool,
 }
@@ -346,8 +347,8 @@ impl Default for NrConfiguredGrantConfig {
             enabled: false,
             kind: ConfiguredGrantKind::Type1,
             period_slots: 10,
-            prb: 4,
-            mcs: 9,
+            prb: 6,
+            mcs: None,
             sr_mask: true,
         }
     }
@@ -651,7 +652,7 @@ impl NrConfig {
             (NrDuplexKind::Tdd, Ok(_)) => match self.duplex() {
                 Ok(d) => Some(d),
                 Err(e) => {
-                    let key = if e.field == "special" {
+                    let key = if e.field == "special_slot" {
                         "access.special_slot"
                     } else {
                         "access.tdd_pattern"
@@ -723,7 +724,9 @@ impl NrConfig {
         .note(p);
         let len = self.pattern_len();
         let u = &self.uplink;
-        let per_pattern = |v: u32| self.duplex == NrDuplexKind::Fdd || v % len == 0;
+        // (Against a valid pattern only: an invalid one has its own error.)
+        let per_pattern =
+            |v: u32| self.duplex == NrDuplexKind::Fdd || duplex.is_none() || v % len == 0;
         check(
             NR_SR_PERIODS.contains(&u.sr_period_slots) && per_pattern(u.sr_period_slots),
             "access.uplink.sr_period_slots",
@@ -785,13 +788,15 @@ impl NrConfig {
         }
         let cg = &self.configured_grant;
         if cg.enabled {
-            check(
-                cg.mcs <= ul_max,
-                "access.configured_grant.mcs",
-                cg.mcs,
-                &format!("an MCS in 0..={ul_max} (the uplink table)"),
-            )
-            .note(p);
+            if let Some(m) = cg.mcs {
+                check(
+                    m <= ul_max,
+                    "access.configured_grant.mcs",
+                    m,
+                    &format!("an MCS in 0..={ul_max} (the uplink table), or unset"),
+                )
+                .note(p);
+            }
             check(
                 (1..=640).contains(&cg.period_slots) && per_pattern(cg.period_slots),
                 "access.configured_grant.period_slots",
@@ -927,5 +932,100 @@ impl NrConfig {
                 .note(p);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn targets(c: &NrConfig, n: u64) -> Vec<u64> {
+        let mut v = Vec::new();
+        c.rat().ul_targets(n, &mut v);
+        v
+    }
+
+    /// DDDSU at 30 kHz with K2 = 2: the U slot 4 is granted from the D slot 2 (the latest
+    /// downlink slot at or before 4 - 2), nothing from slots 0, 1 and the special slot 3; the
+    /// next period's U slot 9 from slot 7. DDDDDDDSUU: both U slots, from slot 6 and the
+    /// special slot 7. FDD: n + K2.
+    #[test]
+    fn grants_reach_the_uplink_slots_k2_ahead() {
+        let c = NrConfig::default();
+        assert_eq!(c.rat().n_prb, 273);
+        assert_eq!(targets(&c, 2), vec![4]);
+        for n in [0, 1, 3, 5, 6] {
+            assert_eq!(targets(&c, n), Vec::<u64>::new(), "slot {n}");
+        }
+        assert_eq!(targets(&c, 7), vec![9]);
+        let c = NrConfig {
+            tdd_pattern: "DDDDDDDSUU".into(),
+            ..NrConfig::default()
+        };
+        assert_eq!(targets(&c, 6), vec![8]);
+        assert_eq!(targets(&c, 7), vec![9]);
+        let c = NrConfig {
+            duplex: NrDuplexKind::Fdd,
+            timing: NrTimingConfig {
+                k2: 4,
+                ..NrTimingConfig::default()
+            },
+            ..NrConfig::default()
+        };
+        assert_eq!(targets(&c, 10), vec![14]);
+    }
+
+    /// SR opportunities only in slots with uplink symbols (S and U of DDDSU); CCEs of a
+    /// one-symbol CORESET over the whole 273-PRB carrier: 270 / 6 = 45; the Short BSR.
+    #[test]
+    fn the_rat_follows_the_frame() {
+        let r = NrConfig::default().rat();
+        assert_eq!(r.sr_offsets, vec![3, 4, 8, 9]);
+        assert_eq!(r.cce_total, 45);
+        assert_eq!(r.slot, 500_000);
+        assert_eq!(r.prb_lte, 2);
+        assert_eq!(r.pusch_prb, 273 - 20);
+    }
+
+    fn problems(c: &NrConfig) -> Vec<String> {
+        let mut p = Vec::new();
+        c.collect(&mut p);
+        p.into_iter().map(|e| e.key).collect()
+    }
+
+    #[test]
+    fn values_the_cell_cannot_run_are_refused_with_their_key() {
+        assert_eq!(problems(&NrConfig::default()), Vec::<String>::new());
+        let bad = NrConfig {
+            bandwidth_mhz: 5,
+            scs_khz: 60,
+            ..NrConfig::default()
+        };
+        assert_eq!(problems(&bad), vec!["access.bandwidth_mhz"]);
+        let bad = NrConfig {
+            tdd_pattern: "DDDSUUU".into(),
+            ..NrConfig::default()
+        };
+        assert_eq!(problems(&bad), vec!["access.tdd_pattern"]);
+        let mut bad = NrConfig::default();
+        bad.timing.k0 = 1;
+        bad.timing.k1 = 0;
+        bad.uplink.sr_period_slots = 8;
+        assert_eq!(
+            problems(&bad),
+            vec![
+                "access.timing.k0",
+                "access.timing.k1",
+                "access.uplink.sr_period_slots"
+            ]
+        );
+        // 60 UEs on 2 uplink slots of a 10-slot period: 30 per slot x 10 PRBs > 253.
+        let mut bad = NrConfig {
+            ues: 60,
+            ..NrConfig::default()
+        };
+        bad.configured_grant.enabled = true;
+        bad.configured_grant.prb = 10;
+        assert_eq!(problems(&bad), vec!["access.configured_grant.prb"]);
     }
 }

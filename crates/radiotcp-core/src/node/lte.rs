@@ -1460,9 +1460,13 @@ impl LteNode {
                 self.ul_retx_at_target.push(u);
             }
         }
-        if self.rat.configured_grant.is_some() {
-            reserved += self.configured_grants(ctx, n, target, sec);
-        }
+        // Configured-grant occasions keep their PRBs whether or not their UEs have data (the
+        // gNB cannot know).
+        let cg_prb = self.rat.configured_grant.as_ref().map_or(0, |cg| {
+            let phase = (target % cg.period) as usize;
+            (self.cg_by_phase[sec][phase].len() as u32 * cg.n_prb).min(self.pusch_prb)
+        });
+        reserved += cg_prb;
         self.cands.clear();
         let mut active = std::mem::take(&mut self.sectors[sec].ul_active);
         let mut k = 0;
@@ -1539,15 +1543,19 @@ impl LteNode {
         }
         self.cands = cands;
         self.allocs = allocs;
+        if cg_prb > 0 {
+            self.configured_grants(ctx, n, target, sec);
+        }
     }
 
     /// The configured-grant occasions of sector `sec` at PUSCH slot `target` (TS 38.321
-    /// §5.8.2): every UE of the slot's phase keeps its PRBs whether or not it has data (the
-    /// gNB cannot know); one with data and a free HARQ process builds its block now, as for
-    /// a dynamic grant, without SR or DCI. Returns the PRBs the occasions take.
-    fn configured_grants(&mut self, ctx: &mut Ctx, n: u64, target: u64, sec: usize) -> u32 {
+    /// §5.8.2), after the dynamic grants: a UE of the slot's phase with data, a free HARQ
+    /// process and no dynamic grant or retransmission in that slot (a dynamic grant overrides
+    /// the configured one, §5.8.2) builds its block now, as for a dynamic grant, without SR
+    /// or DCI.
+    fn configured_grants(&mut self, ctx: &mut Ctx, n: u64, target: u64, sec: usize) {
         let Some(cg) = self.rat.configured_grant.clone() else {
-            return 0;
+            return;
         };
         let phase = (target % cg.period) as usize;
         let ues = std::mem::take(&mut self.cg_by_phase[sec][phase]);
@@ -1558,10 +1566,21 @@ impl LteNode {
             }
             let ue = &mut self.ues[u as usize];
             let pid = (target % ue_harq_processes(ue)) as usize;
-            if !ue.ul_pending() || !ue.ul_harq.is_free(pid) || self.ul_retx_at_target.contains(&u) {
+            if !ue.ul_pending()
+                || !ue.ul_harq.is_free(pid)
+                || ue.granted[gslot(target)].0 == target
+                || self.ul_retx_at_target.contains(&u)
+            {
                 continue;
             }
-            let tbs = self.rat.tbs.octets(TbKind::Ul, cg.mcs, cg.n_prb);
+            // A fixed MCS (type 1's RRC configuration), or the UE's link adaptation, as a gNB
+            // re-activating a type-2 grant with a new MCS would track it.
+            let mcs = match cg.mcs {
+                Some(m) => m,
+                None => self.mcs(n, Link::Ul, u, cg.n_prb),
+            };
+            let ue = &mut self.ues[u as usize];
+            let tbs = self.rat.tbs.octets(TbKind::Ul, mcs, cg.n_prb);
             ue.granted[gslot(target)] = (target, tbs);
             ue.ul_need = ue.ul_need.saturating_sub(u64::from(tbs));
             if measuring {
@@ -1572,11 +1591,9 @@ impl LteNode {
                 n_prb: cg.n_prb,
                 tbs,
             };
-            self.build_ul(ctx, n, target, a, cg.mcs);
+            self.build_ul(ctx, n, target, a, mcs);
         }
-        let used = ues.len() as u32 * cg.n_prb;
         self.cg_by_phase[sec][phase] = ues;
-        used.min(self.pusch_prb)
     }
 
     /// The cell's statistics (per-UE goodput and the cell's fairness are filled in from the

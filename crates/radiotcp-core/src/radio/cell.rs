@@ -74,7 +74,8 @@ pub struct ConfiguredGrant {
     /// Period, slots.
     pub period: u64,
     pub n_prb: u32,
-    pub mcs: u8,
+    /// A fixed MCS, or `None`: the UE's uplink link adaptation at each occasion.
+    pub mcs: Option<u8>,
 }
 
 impl Rat {

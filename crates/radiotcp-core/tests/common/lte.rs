@@ -6,7 +6,7 @@
 #![allow(dead_code)]
 
 use radiotcp_core::config::{
-    AccessConfig, LinkConfig, LteConfig, QueueConfig, ScenarioConfig, TcpVariant,
+    AccessConfig, LinkConfig, LteConfig, NrConfig, QueueConfig, ScenarioConfig, TcpVariant,
 };
 
 pub fn preset(ues: u32) -> ScenarioConfig {
@@ -42,4 +42,23 @@ pub fn preset(ues: u32) -> ScenarioConfig {
 
 pub fn lte(c: &mut ScenarioConfig) -> &mut LteConfig {
     c.access.lte_mut().expect("an LTE scenario")
+}
+
+/// The `nr-ohta` preset: the same server, Internet link and TCP, and the NR cell with
+/// `NrConfig`'s defaults (30 kHz, 100 MHz TDD DDDSU, K1 = K2 = 2) and the preset's offset.
+pub fn nr_preset(ues: u32) -> ScenarioConfig {
+    let mut c = preset(ues);
+    c.access = AccessConfig::Nr(NrConfig {
+        ues,
+        sinr_offset_db: 9.0,
+        ..NrConfig::default()
+    });
+    c
+}
+
+pub fn nr(c: &mut ScenarioConfig) -> &mut NrConfig {
+    match &mut c.access {
+        AccessConfig::Nr(n) => n,
+        _ => panic!("an NR scenario"),
+    }
 }
