@@ -522,6 +522,7 @@ RECIPE_SETS = {
     ],
     "IS-707 RLP": ["is707-awnd", "is707-16x", "is707-cycles"],
     "LTE uplink scarcity and the TCP/buffer ablation": ["lte-uplink", "lte-tcp-buffer"],
+    "NR cell: the ACK filters in 5G": ["nr-ack-filter"],
 }
 
 
@@ -984,6 +985,59 @@ def lte_section(console: Console, repeats: int, skip_ns3: bool) -> None:
     console.print(f"results: {OUT_LTE}")
 
 
+NR = ROOT / "scenarios" / "nr-ohta.toml"
+OUT_NR = ROOT / "results" / "bench" / "nr-cell.json"
+
+
+def nr_section(console: Console, rounds: int = 3) -> None:
+    """The NR cell (issue 25): the 60-UE, 60 s nr-ohta preset (30 kHz: 120,000 slots) beside
+    the 60-UE, 60 s lte-ohta preset (60,000 TTIs), alternating round by round so that a busy
+    machine slows both alike. Prints the median wall time (target for NR: under 2 s), events
+    per second, and the ratio NR / LTE in wall time and per event."""
+    docs = {
+        "nr-ohta": to_core_json(load(NR, ["access.ues=60", "simulation.duration_s=60"])),
+        "lte-ohta": to_core_json(load(LTE, ["access.ues=60", "simulation.duration_s=60"])),
+    }
+    walls: dict[str, list[float]] = {k: [] for k in docs}
+    events: dict[str, float] = {}
+    for i in range(rounds):
+        for name, doc in docs.items():
+            r = _core.simulate(doc, 1, i)
+            walls[name].append(r["wall_time_s"])
+            events[name] = r["events"]
+    table = Table(title="LTE and NR cells, 60 UEs, 60 s (median of rounds, same run)")
+    for col in ("preset", "wall s", "events", "M events/s"):
+        table.add_column(col)
+    med = {k: statistics.median(v) for k, v in walls.items()}
+    for name in docs:
+        table.add_row(
+            name,
+            f"{med[name]:.3f}",
+            f"{events[name]:.0f}",
+            f"{events[name] / med[name] / 1e6:.2f}",
+        )
+    console.print(table)
+    per_event = (med["nr-ohta"] / events["nr-ohta"]) / (med["lte-ohta"] / events["lte-ohta"])
+    console.print(
+        f"nr-ohta, 60 UEs, 60 s: {med['nr-ohta']:.3f} s per run (target: under 2 s); "
+        f"NR / LTE: {med['nr-ohta'] / med['lte-ohta']:.2f}x the wall time, "
+        f"{per_event:.2f}x per event"
+    )
+    OUT_NR.parent.mkdir(parents=True, exist_ok=True)
+    OUT_NR.write_text(
+        json.dumps(
+            {
+                "walls_s": walls,
+                "events": events,
+                "nr_60ue_60s_wall_s": med["nr-ohta"],
+                "nr_over_lte_wall": med["nr-ohta"] / med["lte-ohta"],
+                "nr_over_lte_per_event": per_event,
+            },
+            indent=2,
+        )
+    )
+
+
 # The commands a user types, timed as processes against a bare interpreter in the same run
 # (issue 26: `--help` <= 8x, `run` of the 60 s UMTS preset <= 20x).
 STARTUP = [
@@ -1385,6 +1439,7 @@ def main(argv: list[str] | None = None) -> int:
     is707_section(console, args.repeats)
     bs_section(console, args.repeats)
     lte_section(console, max(3, args.repeats // 4), args.skip_ns3)
+    nr_section(console)
     emulation_section(console)
     if not args.skip_sweep:
         sweep_section(console)
