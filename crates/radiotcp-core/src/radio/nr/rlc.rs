@@ -26,7 +26,7 @@ pub const UMD_COMPLETE_HEADER_BYTES: u32 = 1;
 pub const UMD_SEGMENT_HEADER_BYTES_6: u32 = 1;
 /// UMD PDU with a segment, 12-bit SN: SI, R, SN.
 pub const UMD_SEGMENT_HEADER_BYTES_12: u32 = 2;
-/// The SO of a middle or last segment (16 bits, 38.322 §6.2.3.5).
+/// The SO of a middle or last segment (16 bits, 38.322 §6.2.3).
 pub const SO_BYTES: u32 = 2;
 /// STATUS PDU without NACKs: D/C, CPT, ACK_SN, E1 and R pad to 3 octets with a 12- or an
 /// 18-bit SN (38.322 §6.2.2.5).
