@@ -18,6 +18,13 @@
 //! their octets are in; the chunk that carries an SDU's last octet carries the SDU's packet,
 //! which tells the receiver where the SDU starts (its length is known).
 //!
+//! The same entity is NR RLC (3GPP TS 38.322) when its parameters say so
+//! (`concatenation: false`, built by `radio::nr::rlc::NrRlcConfig::params`; docs/models/nr-rlc.md):
+//! every data PDU then carries one SDU or one SDU segment, with the SN of its SDU, an SO only
+//! on non-first segments and a MAC subheader of its own, counted in the grant; STATUS PDUs
+//! carry NR's NACK entries (SOstart/SOend, NACK range). The `nr_*` methods hold the
+//! differences; the LTE paths do not run them.
+//!
 //! What goes over the air is a sequence of [`Chunk`]s appended to a caller-provided vector:
 //! nothing allocates per call once the internal queues have grown to their working size.
 //!
@@ -37,8 +44,10 @@ use crate::packet::Packet;
 use crate::radio::TxOpportunity;
 
 /// AM_Window_Size for the 10-bit SN (36.322 §7.2): no new AMD PDU with SN >= VT(A) + 512.
+/// The default of `LteRlcParams::am_window_size`.
 pub const AM_WINDOW_SIZE: u32 = 512;
-/// Octets of a STATUS PDU without NACKs: D/C, CPT, ACK_SN (10 bits) and E1 (§6.2.1.6).
+/// Octets of a STATUS PDU without NACKs: D/C, CPT, ACK_SN (10 bits) and E1 (§6.2.1.6). The
+/// default of `LteRlcParams::status_header_bytes`.
 pub const STATUS_HEADER_BYTES: u32 = 2;
 /// Octets of our "discard below" notice (not in 36.322; sized like a control PDU header and
 /// a 2-octet position field).
@@ -57,20 +66,28 @@ pub enum RlcMode {
 pub struct LteRlcParams {
     pub mode: RlcMode,
     /// PDCP data PDU header, counted into each SDU (2 with a 12-bit PDCP SN, 36.323 §6.2.3).
+    /// NR: the PDCP header (2 or 3, 38.323 §6.2.2), the MAC-I if integrity protected (4) and
+    /// the SDAP header (0 or 1, 37.324 §6.2.2).
     pub pdcp_header_bytes: u32,
     /// Fixed header of a data PDU (AMD / UMD with a 10-bit SN: 2, 36.322 §6.2.1.3-4).
+    /// NR: the header of a PDU carrying a complete SDU (SI = 00): AMD 2 or 3 (12- or 18-bit
+    /// SN), UMD 1 (no SN, 38.322 §6.2.2.3).
     pub rlc_header_bytes: u32,
     /// Octets per additional SDU piece in a PDU: E + 11-bit LI = 1.5 octets, rounded up
     /// (§6.2.2.5, .7).
     pub li_bytes: u32,
     /// Header of an AMD PDU segment: the fixed 2 octets + LSF and 15-bit SO (§6.2.1.5).
+    /// NR: the header of a PDU carrying an SDU's first segment (SI = 01: SN, no SO): AMD 2
+    /// or 3, UMD 1 or 2 (6- or 12-bit SN); middle and last segments add `so_bytes`.
     pub segment_header_bytes: u32,
     /// Octets per missing range in a STATUS PDU: NACK_SN, E1, E2, SOstart, SOend = 42 bits,
-    /// rounded up (§6.2.1.6).
+    /// rounded up (§6.2.1.6). NR: NACK_SN, E1, E2, E3 and R, 2 or 3 octets (12- or 18-bit
+    /// SN); SOstart/SOend (`nack_so_bytes`) and NACK range (`nack_range_bytes`) as needed.
     pub nack_bytes: u32,
     /// t-PollRetransmit (§7.3), AM.
     pub t_poll_retransmit: Time,
-    /// t-Reordering (§7.3), AM and UM; 0 reports or skips a gap at once.
+    /// t-Reordering (§7.3), AM and UM; 0 reports or skips a gap at once. NR: t-Reassembly
+    /// (38.322 §5.2.3.2.4, §7.3), which runs on the same gap rule (docs/models/nr-rlc.md).
     pub t_reordering: Time,
     /// t-StatusProhibit (§7.3), AM; 0 disables it.
     pub t_status_prohibit: Time,
@@ -81,6 +98,34 @@ pub struct LteRlcParams {
     /// maxRetxThreshold: a PDU considered for retransmission again after this many
     /// retransmissions makes its SDUs discarded (§5.2.1; radio link failure in real LTE).
     pub max_retx: u32,
+    // ---- the flavour: LTE (36.322) or NR (38.322); radio/nr/rlc.rs builds the NR set ----
+    /// Concatenation of SDUs into one data PDU (36.322 §4.2.1.2.2, §5.1.3.1.1): true is the
+    /// LTE flavour. False is the NR flavour: NR RLC has "segmentation and re-segmentation"
+    /// but no concatenation (38.322 §4.2.1.3), so every data PDU carries one SDU or one SDU
+    /// segment with its own header (no LIs) and its own MAC subheader (38.321 §6.1.2), and
+    /// the NR rules below apply (SO only on non-first segments, NR STATUS fields).
+    pub concatenation: bool,
+    /// NR: the SO field a PDU carrying a middle or last SDU segment adds to
+    /// `segment_header_bytes` (SI = 11 / 10, 38.322 §6.2.2.3-4, §6.2.3): 2. Unused in LTE,
+    /// whose `segment_header_bytes` already holds its SO.
+    pub so_bytes: u32,
+    /// NR: the MAC subheader in front of each RLC PDU (data or STATUS) of at most 255
+    /// octets: R/F/LCID/L with an 8-bit L, 2 octets (38.321 §6.1.2). 0 in LTE, where the cell
+    /// counts one MAC header per transport block.
+    pub mac_subheader_bytes: u32,
+    /// NR: the same with a 16-bit L, for an RLC PDU of more than 255 octets: 3.
+    pub mac_subheader_long_bytes: u32,
+    /// Octets of a STATUS PDU without NACKs: D/C, CPT, ACK_SN and E1. LTE: 2 with the 10-bit
+    /// ACK_SN (36.322 §6.2.1.6); NR: 3 with a 12- or 18-bit ACK_SN (38.322 §6.2.2.5).
+    pub status_header_bytes: u32,
+    /// NR: SOstart and SOend of a NACK entry whose E2 is set (16 bits each, 38.322
+    /// §6.2.3): 4. Unused in LTE, whose `nack_bytes` already holds them.
+    pub nack_so_bytes: u32,
+    /// NR: the NACK range field of a NACK entry whose E3 is set (8 bits, 38.322 §6.2.3): 1.
+    pub nack_range_bytes: u32,
+    /// AM_Window_Size (§7.2): no new SN at or above VT(A) + this. LTE 512 (10-bit SN); NR
+    /// 2^(SN bits - 1): 2048 (12-bit) or 131072 (18-bit).
+    pub am_window_size: u32,
 }
 
 impl Default for LteRlcParams {
@@ -101,11 +146,37 @@ impl Default for LteRlcParams {
             poll_pdu: 4,
             poll_byte: 25_000,
             max_retx: 32,
+            concatenation: true,
+            so_bytes: 0,
+            mac_subheader_bytes: 0,
+            mac_subheader_long_bytes: 0,
+            status_header_bytes: STATUS_HEADER_BYTES,
+            nack_so_bytes: 0,
+            nack_range_bytes: 0,
+            am_window_size: AM_WINDOW_SIZE,
         }
     }
 }
 
 impl LteRlcParams {
+    /// Octets one more complete SDU of `packet_size` octets adds to a grant that carries it
+    /// as new data, for a driver that estimates what SDUs queued in front of the entity will
+    /// need: LTE, the packet, its PDCP header and one LI (it joins the grant's one new PDU);
+    /// NR, the packet, its PDCP header and a PDU of its own (header and MAC subheader).
+    pub fn sdu_cost(&self, packet_size: u32) -> u64 {
+        let sdu = (packet_size as u64 + self.pdcp_header_bytes as u64).max(1);
+        if self.concatenation {
+            sdu + self.li_bytes as u64
+        } else {
+            let pdu = sdu + self.rlc_header_bytes as u64;
+            pdu + if pdu <= 255 {
+                self.mac_subheader_bytes
+            } else {
+                self.mac_subheader_long_bytes
+            } as u64
+        }
+    }
+
     pub fn validate(&self) -> Result<(), ParamError> {
         if self.rlc_header_bytes == 0 {
             return Err(ParamError::new(
@@ -154,6 +225,36 @@ impl LteRlcParams {
                 "max_retx",
                 self.max_retx,
                 "1..=32 (36.331 maxRetxThreshold t1..t32)",
+            ));
+        }
+        if self.status_header_bytes == 0 {
+            return Err(ParamError::new(
+                "status_header_bytes",
+                self.status_header_bytes,
+                "at least 1 octet",
+            ));
+        }
+        if self.am_window_size == 0 {
+            return Err(ParamError::new(
+                "am_window_size",
+                self.am_window_size,
+                "at least 1 SN",
+            ));
+        }
+        if self.concatenation {
+            // LTE: the cell counts the MAC header once per transport block.
+            if self.mac_subheader_bytes != 0 || self.mac_subheader_long_bytes != 0 {
+                return Err(ParamError::new(
+                    "mac_subheader_bytes",
+                    self.mac_subheader_bytes.max(self.mac_subheader_long_bytes),
+                    "0 with concatenation (LTE: one MAC header per transport block, the cell's)",
+                ));
+            }
+        } else if self.mac_subheader_long_bytes < self.mac_subheader_bytes {
+            return Err(ParamError::new(
+                "mac_subheader_long_bytes",
+                self.mac_subheader_long_bytes,
+                "at least mac_subheader_bytes (a 16-bit L instead of an 8-bit one)",
             ));
         }
         Ok(())
@@ -511,10 +612,13 @@ impl LteRlcEntity {
     }
 
     fn compute_buffer_status(&self) -> u64 {
+        if !self.p.concatenation {
+            return self.nr_buffer_status();
+        }
         let mut n = 0u64;
         if self.am() {
             if self.status_due() {
-                n += STATUS_HEADER_BYTES as u64
+                n += self.p.status_header_bytes as u64
                     + self.p.nack_bytes as u64 * self.status_holes().count() as u64;
             }
             if self.discard.is_some_and(|d| d.send) {
@@ -687,6 +791,9 @@ impl LteRlcEntity {
     /// PDUs before retransmissions before new PDUs). The chunks are appended to `out` (never
     /// cleared); returns the octets used, never more than the grant. Poll bits follow §5.2.2.1.
     pub fn poll_transmit(&mut self, now: Time, op: TxOpportunity, out: &mut Vec<Chunk>) -> u32 {
+        if !self.p.concatenation {
+            return self.nr_poll_transmit(now, op, out);
+        }
         self.bo.set(BO_STALE);
         self.handle_timeout(now);
         let grant_bytes = op.octets();
@@ -695,22 +802,7 @@ impl LteRlcEntity {
             if self.status_due() {
                 room -= self.build_status(now, room, out);
             }
-            if let Some(d) = self.discard.filter(|d| d.send) {
-                if room >= DISCARD_NOTICE_BYTES {
-                    out.push(Chunk::Discard { below: d.below });
-                    room -= DISCARD_NOTICE_BYTES;
-                    self.discard = Some(DiscardNotice {
-                        below: d.below,
-                        send: false,
-                    });
-                    self.stats.discard_notices_sent += 1;
-                    // t-PollRetransmit guards the notice too: if neither it nor a STATUS
-                    // confirming it arrives, it is sent again at the expiry.
-                    if self.poll_retransmit_at.is_none() {
-                        self.poll_retransmit_at = Some(now + self.p.t_poll_retransmit);
-                    }
-                }
-            }
+            room -= self.discard_notice(now, room, DISCARD_NOTICE_BYTES, out);
             room -= self.build_retx(now, room, out);
         }
         room -= self.build_new(now, room, out);
@@ -723,13 +815,36 @@ impl LteRlcEntity {
         used
     }
 
+    /// Our discard notice, if one is to be sent and `cost` octets fit: returns the octets used.
+    #[inline]
+    fn discard_notice(&mut self, now: Time, room: u32, cost: u32, out: &mut Vec<Chunk>) -> u32 {
+        let Some(d) = self.discard.filter(|d| d.send) else {
+            return 0;
+        };
+        if room < cost {
+            return 0;
+        }
+        out.push(Chunk::Discard { below: d.below });
+        self.discard = Some(DiscardNotice {
+            below: d.below,
+            send: false,
+        });
+        self.stats.discard_notices_sent += 1;
+        // t-PollRetransmit guards the notice too: if neither it nor a STATUS confirming it
+        // arrives, it is sent again at the expiry.
+        if self.poll_retransmit_at.is_none() {
+            self.poll_retransmit_at = Some(now + self.p.t_poll_retransmit);
+        }
+        cost
+    }
+
     /// VT(A): the SN of the oldest PDU not yet passed by the ack point.
     fn vt_a(&self) -> u32 {
         self.pdus.front().map_or(self.vt_s, |p| p.sn)
     }
 
     fn window_stalled(&self) -> bool {
-        self.am() && self.vt_s >= self.vt_a() + AM_WINDOW_SIZE
+        self.am() && self.vt_s >= self.vt_a() + self.p.am_window_size
     }
 
     fn sdu_index(&self, x: u64) -> usize {
@@ -865,6 +980,9 @@ impl LteRlcEntity {
 
     /// §5.2.2.1: decide the P bit of the unit just appended to `out` (a new PDU with
     /// `new_bytes` data octets, or a retransmission).
+    // Inlined into the LTE paths as it was before the NR flavour added two more callers
+    // (a measurable share of the LTE cell's instructions otherwise).
+    #[inline(always)]
     fn poll_check(&mut self, now: Time, new_bytes: Option<u64>, out: &mut [Chunk]) {
         let mut poll = self.poll_triggered;
         if let Some(bytes) = new_bytes {
@@ -1207,12 +1325,12 @@ impl LteRlcEntity {
     /// Build a STATUS PDU within `room` (§5.3.3, §6.2.2.1): ACK_SN = VR(MS), or the first
     /// missing octet that no longer fits when the grant is too small for every NACK.
     fn build_status(&mut self, now: Time, room: u32, out: &mut Vec<Chunk>) -> u32 {
-        if room < STATUS_HEADER_BYTES {
+        if room < self.p.status_header_bytes {
             return 0;
         }
         let k = out.len();
         out.push(Chunk::Status { ack: 0, nacks: 0 });
-        let mut used = STATUS_HEADER_BYTES;
+        let mut used = self.p.status_header_bytes;
         let mut nacks = 0;
         let mut ack = self.rx_ms;
         for (s, e) in self.status_holes() {
@@ -1225,12 +1343,304 @@ impl LteRlcEntity {
             nacks += 1;
         }
         out[k] = Chunk::Status { ack, nacks };
+        self.status_sent(now);
+        used
+    }
+
+    /// A STATUS PDU went to the lower layer.
+    #[inline]
+    fn status_sent(&mut self, now: Time) {
         self.status_triggered = false;
         // §5.3.3: t-StatusProhibit starts when a STATUS PDU is delivered to lower layer.
         if self.p.t_status_prohibit > 0 {
             self.status_prohibit_until = Some(now + self.p.t_status_prohibit);
         }
         self.stats.status_sent += 1;
+    }
+
+    // ------------------------------------------------------------------------------------
+    // NR flavour (concatenation = false): one SDU or SDU segment per PDU, 38.322
+    // ------------------------------------------------------------------------------------
+
+    /// `poll_transmit` in the NR flavour: the same order (STATUS, discard notice,
+    /// retransmissions, new data; 38.322 §5.3.3.3 and §5.3.4 for the STATUS first), with
+    /// every RLC PDU behind a MAC subheader of its own.
+    #[inline(never)]
+    fn nr_poll_transmit(&mut self, now: Time, op: TxOpportunity, out: &mut Vec<Chunk>) -> u32 {
+        self.bo.set(BO_STALE);
+        self.handle_timeout(now);
+        let grant_bytes = op.octets();
+        let mut room = grant_bytes;
+        if self.am() {
+            if self.status_due() {
+                room -= self.nr_build_status(now, room, out);
+            }
+            let cost = self.nr_pdu_cost(DISCARD_NOTICE_BYTES, 0) as u32;
+            room -= self.discard_notice(now, room, cost, out);
+            room -= self.nr_build_retx(now, room, out);
+        }
+        room -= self.nr_build_new(now, room, out);
+        if self.sdus.is_empty() {
+            self.poll_triggered = false;
+        }
+        let used = grant_bytes - room;
+        self.stats.octets_used += used as u64;
+        used
+    }
+
+    /// NR STATUS PDU (38.322 §5.3.4, §6.2.2.5) within `room`, its MAC subheader included:
+    /// ACK_SN and one NACK entry per missing range, cut like the LTE one when the room is
+    /// short.
+    fn nr_build_status(&mut self, now: Time, room: u32, out: &mut Vec<Chunk>) -> u32 {
+        let hdr = self.p.status_header_bytes;
+        let with_mac = |n: u32| n + self.mac_subheader(n as u64);
+        if room < with_mac(hdr) {
+            return 0;
+        }
+        let k = out.len();
+        out.push(Chunk::Status { ack: 0, nacks: 0 });
+        let mut used = hdr;
+        let mut nacks = 0;
+        let mut ack = self.rx_ms;
+        for (s, e) in self.status_holes() {
+            let entry = self.nr_nack_entry_bytes(s, e);
+            if with_mac(used + entry) > room {
+                ack = s;
+                break;
+            }
+            out.push(Chunk::Nack { start: s, end: e });
+            used += entry;
+            nacks += 1;
+        }
+        let used = with_mac(used);
+        out[k] = Chunk::Status { ack, nacks };
+        self.status_sent(now);
+        used
+    }
+
+    /// Octets of the NR NACK entry for the missing range [s, e) (38.322 §6.2.2.5): NACK_SN
+    /// with E1/E2/E3 (`nack_bytes`), SOstart/SOend (E2) unless the range is whole SDUs, and
+    /// a NACK range (E3) unless it lies within one SDU. The receiver judges both from what it
+    /// knows: the delivery point and every SDU end it received are SDU boundaries, and an
+    /// SDU whose end arrived is known from its start. What it cannot tell (a range that is
+    /// exactly one whole SDU, or the head of an SDU whose end is missing) costs the NACK
+    /// range octet too.
+    fn nr_nack_entry_bytes(&self, s: u64, e: u64) -> u32 {
+        let after = self.ends.partition_point(|&(x, _)| x <= e);
+        // The SDU holding octet e, if its end (hence its start) is known.
+        let next = self
+            .ends
+            .get(after)
+            .map(|&(x, pkt)| x - self.sdu_octets(&pkt));
+        let starts_sdu =
+            s == self.rx_next || self.ends.binary_search_by_key(&s, |&(x, _)| x).is_ok();
+        let ends_sdu = next == Some(e);
+        let within_one = next.is_some_and(|start| start <= s);
+        let mut n = self.p.nack_bytes;
+        if !(starts_sdu && ends_sdu) {
+            n += self.p.nack_so_bytes;
+        }
+        if !within_one {
+            n += self.p.nack_range_bytes;
+        }
+        n
+    }
+
+    /// The MAC subheader in front of an RLC PDU of `len` octets (38.321 §6.1.2): an 8-bit L
+    /// up to 255 octets, a 16-bit L above. 0 in the LTE flavour.
+    #[inline]
+    fn mac_subheader(&self, len: u64) -> u32 {
+        if len <= 255 {
+            self.p.mac_subheader_bytes
+        } else {
+            self.p.mac_subheader_long_bytes
+        }
+    }
+
+    /// The longest RLC PDU that fits in `room` octets with its MAC subheader.
+    fn nr_max_pdu(&self, room: u32) -> u32 {
+        let long = room.saturating_sub(self.p.mac_subheader_long_bytes);
+        if long > 255 {
+            long
+        } else {
+            room.saturating_sub(self.p.mac_subheader_bytes).min(255)
+        }
+    }
+
+    /// NR data PDU header by its SI (38.322 §6.2.2.3-4, §6.2.3): a complete SDU (SI = 00),
+    /// a first segment (01: SN, no SO), a middle or last segment (11 / 10: SN and SO).
+    #[inline]
+    fn nr_header(&self, first: bool, last: bool) -> u32 {
+        match (first, last) {
+            (true, true) => self.p.rlc_header_bytes,
+            (true, false) => self.p.segment_header_bytes,
+            (false, _) => self.p.segment_header_bytes + self.p.so_bytes,
+        }
+    }
+
+    /// Octets of one NR PDU carrying `len` data octets behind header `hdr`, MAC subheader
+    /// included.
+    #[inline]
+    fn nr_pdu_cost(&self, hdr: u32, len: u64) -> u64 {
+        let pdu = hdr as u64 + len;
+        pdu + self.mac_subheader(pdu) as u64
+    }
+
+    /// `buffer_status` in the NR flavour: a STATUS PDU (header, its NACK entries, MAC
+    /// subheader), the discard notice, one PDU per retransmitted piece of an SN, and one PDU
+    /// per SDU not yet (fully) sent, each with its header and MAC subheader.
+    #[inline(never)]
+    fn nr_buffer_status(&self) -> u64 {
+        let mut n = 0u64;
+        if self.am() {
+            if self.status_due() {
+                let len = self.p.status_header_bytes as u64
+                    + self
+                        .status_holes()
+                        .map(|(s, e)| self.nr_nack_entry_bytes(s, e) as u64)
+                        .sum::<u64>();
+                n += len + self.mac_subheader(len) as u64;
+            }
+            if self.discard.is_some_and(|d| d.send) {
+                n += self.nr_pdu_cost(DISCARD_NOTICE_BYTES, 0);
+            }
+            for &(a, b) in &self.retx.r {
+                let mut x = a;
+                let mut pi = self.pdu_index(x);
+                while x < b {
+                    let pdu = self.pdus[pi];
+                    let ue = b.min(pdu.end);
+                    let sdu = self.sdus[self.sdu_index(x)];
+                    let hdr = self.nr_header(x == sdu.start, ue == sdu.end);
+                    n += self.nr_pdu_cost(hdr, ue - x);
+                    x = ue;
+                    pi += 1;
+                }
+            }
+        }
+        for s in self.sdus.range(self.unsent_idx..) {
+            let a = s.start.max(self.next_new);
+            n += self.nr_pdu_cost(self.nr_header(a == s.start, true), s.end - a);
+        }
+        n
+    }
+
+    /// NR: new data, one PDU per SDU or SDU segment, as many as the room holds (38.322
+    /// §5.2.2.1 and §5.2.3.1.1: an SDU that does not fit is segmented, the segment gets the
+    /// SN of its SDU and, unless it is the first, an SO). A new SN is taken only for an SDU's
+    /// first piece, and only within the transmitting window (§5.2.3.1.1: TX_Next_Ack <= SN <
+    /// TX_Next_Ack + AM_Window_Size); the rest of an SDU already numbered may always go.
+    #[inline(never)]
+    fn nr_build_new(&mut self, now: Time, room: u32, out: &mut Vec<Chunk>) -> u32 {
+        let mut used = 0;
+        while self.next_new < self.stream_end {
+            let s = self.sdus[self.unsent_idx];
+            let a = self.next_new;
+            let first = a == s.start;
+            if first && self.window_stalled() {
+                break;
+            }
+            let left = room - used;
+            let rest = s.end - a;
+            let whole = self.nr_header(first, true);
+            let (hdr, take) = if self.nr_pdu_cost(whole, rest) <= left as u64 {
+                (whole, rest)
+            } else {
+                let hdr = self.nr_header(first, false);
+                let max = self.nr_max_pdu(left);
+                if max <= hdr {
+                    break;
+                }
+                (hdr, ((max - hdr) as u64).min(rest))
+            };
+            // TX_Next (AM) / the UM SN: one per SDU; its segments share it.
+            let sn = if first {
+                self.vt_s += 1;
+                self.vt_s - 1
+            } else {
+                self.vt_s - 1
+            };
+            let x = a + take;
+            out.push(Chunk::Data {
+                sn,
+                start: a,
+                len: take as u32,
+                sdu_end: (x == s.end).then_some(s.packet),
+                poll: false,
+                retx: false,
+            });
+            used += self.nr_pdu_cost(hdr, take) as u32;
+            self.next_new = x;
+            self.stats.pdus_sent += 1;
+            self.stats.bytes_sent += take;
+            if self.am() {
+                // One record per SN, grown by the SDU's later segments (a new record when the
+                // ack point already passed the earlier part).
+                match self.pdus.back_mut() {
+                    Some(p) if p.sn == sn && p.end == a => p.end = x,
+                    _ => self.pdus.push_back(TxPdu {
+                        sn,
+                        start: a,
+                        end: x,
+                        retx_count: None,
+                    }),
+                }
+                self.poll_check(now, Some(take), out);
+            } else {
+                while self.sdus.front().is_some_and(|s| s.end <= x) {
+                    self.sdus.pop_front();
+                }
+            }
+            self.unsent_idx = self.sdu_index(self.next_new);
+            if x < s.end {
+                // The grant is full.
+                break;
+            }
+        }
+        used
+    }
+
+    /// NR: retransmissions, lowest octet first, one PDU per piece of an SN, re-segmented to
+    /// the room left (§5.3.2: "segment the RLC SDU or the RLC SDU segment"); the header
+    /// follows the piece's place in its SDU, not whether it was sent whole before.
+    #[inline(never)]
+    fn nr_build_retx(&mut self, now: Time, room: u32, out: &mut Vec<Chunk>) -> u32 {
+        let mut used = 0;
+        while let Some((a, b)) = self.retx.first() {
+            let left = room - used;
+            let pdu = self.pdus[self.pdu_index(a)];
+            let ue = b.min(pdu.end);
+            let sdu = self.sdus[self.sdu_index(a)];
+            let first = a == sdu.start;
+            let whole = self.nr_header(first, ue == sdu.end);
+            let (hdr, take) = if self.nr_pdu_cost(whole, ue - a) <= left as u64 {
+                (whole, ue - a)
+            } else {
+                let hdr = self.nr_header(first, false);
+                let max = self.nr_max_pdu(left);
+                if max <= hdr {
+                    break;
+                }
+                (hdr, ((max - hdr) as u64).min(ue - a))
+            };
+            let x = a + take;
+            out.push(Chunk::Data {
+                sn: pdu.sn,
+                start: a,
+                len: take as u32,
+                sdu_end: (x == sdu.end).then_some(sdu.packet),
+                poll: false,
+                retx: true,
+            });
+            used += self.nr_pdu_cost(hdr, take) as u32;
+            self.retx.remove(a, x);
+            self.stats.pdus_retransmitted += 1;
+            self.stats.bytes_retransmitted += take;
+            self.poll_check(now, None, out);
+            if x < ue {
+                break;
+            }
+        }
         used
     }
 
@@ -1276,6 +1686,9 @@ mod tests {
     /// The octets a list of chunks costs on the air, as (lowest, highest) over the header a
     /// retransmission may use (an AMD PDU when it is the whole PDU, a segment otherwise).
     fn cost_bounds(p: &LteRlcParams, chunks: &[Chunk]) -> (u64, u64) {
+        if !p.concatenation {
+            return nr_cost_bounds(p, chunks);
+        }
         let (mut lo, mut hi) = (0u64, 0u64);
         let mut prev: Option<(u32, bool, u64)> = None;
         for c in chunks {
@@ -1303,8 +1716,8 @@ mod tests {
                     prev = Some((sn, retx, start + len as u64));
                 }
                 Chunk::Status { .. } => {
-                    lo += STATUS_HEADER_BYTES as u64;
-                    hi += STATUS_HEADER_BYTES as u64;
+                    lo += p.status_header_bytes as u64;
+                    hi += p.status_header_bytes as u64;
                     prev = None;
                 }
                 Chunk::Nack { .. } => {
@@ -1315,6 +1728,46 @@ mod tests {
                     lo += DISCARD_NOTICE_BYTES as u64;
                     hi += DISCARD_NOTICE_BYTES as u64;
                     prev = None;
+                }
+            }
+        }
+        (lo, hi)
+    }
+
+    /// The MAC subheader of an NR PDU of `len` octets, as the entity counts it.
+    fn mac_of(p: &LteRlcParams, len: u64) -> u64 {
+        if len <= 255 {
+            p.mac_subheader_bytes as u64
+        } else {
+            p.mac_subheader_long_bytes as u64
+        }
+    }
+
+    /// `cost_bounds` for the NR flavour: every chunk is a PDU of its own with its MAC
+    /// subheader; a header between the first-segment one and the one with an SO; a NACK
+    /// entry between NACK_SN alone and NACK_SN with SOs and a NACK range.
+    fn nr_cost_bounds(p: &LteRlcParams, chunks: &[Chunk]) -> (u64, u64) {
+        let (mut lo, mut hi) = (0u64, 0u64);
+        let mut add = |l: u64, h: u64| {
+            lo += l + mac_of(p, l);
+            hi += h + mac_of(p, h);
+        };
+        for c in chunks {
+            match *c {
+                Chunk::Data { len, .. } => {
+                    let min_hdr = p.rlc_header_bytes.min(p.segment_header_bytes) as u64;
+                    let max_hdr = (p.segment_header_bytes + p.so_bytes) as u64;
+                    add(min_hdr + len as u64, max_hdr + len as u64);
+                }
+                Chunk::Status { nacks, .. } => {
+                    let n = nacks as u64;
+                    let h = p.status_header_bytes as u64;
+                    let entry = (p.nack_bytes + p.nack_so_bytes + p.nack_range_bytes) as u64;
+                    add(h + n * p.nack_bytes as u64, h + n * entry);
+                }
+                Chunk::Nack { .. } => {}
+                Chunk::Discard { .. } => {
+                    add(DISCARD_NOTICE_BYTES as u64, DISCARD_NOTICE_BYTES as u64);
                 }
             }
         }
@@ -1970,6 +2423,310 @@ mod tests {
         );
     }
 
+    // ---------------------------------------------------------------------------------------
+    // NR flavour (38.322): scripted per rule.
+    // ---------------------------------------------------------------------------------------
+
+    /// NR AM (or UM) with RLC and PDCP SNs of `sn_bits` (12 or 18), 38.331 values otherwise
+    /// OpenAirInterface's DRB defaults (t-Reassembly 15 ms, t-StatusProhibit 15 ms).
+    fn nr(mode: RlcMode, sn_bits: u32) -> LteRlcParams {
+        crate::radio::nr::rlc::NrRlcConfig {
+            mode,
+            sn_bits,
+            pdcp_sn_bits: if sn_bits == 6 { 12 } else { sn_bits },
+            ..Default::default()
+        }
+        .params()
+        .unwrap()
+    }
+
+    #[test]
+    fn nr_a_grant_with_three_small_sdus_carries_three_pdus_each_with_header_and_subheader() {
+        let p = nr(RlcMode::Am, 18);
+        let mut a = with(p.clone());
+        for i in 0..3 {
+            a.offer_sdu(0, pkt(i, 54));
+        }
+        // Each SDU: 54 + PDCP 3 = 57; its own AMD PDU (3-octet header, 18-bit SN) behind a
+        // 2-octet MAC subheader: 62, three times (LTE: 174 in one PDU with two LIs).
+        assert_eq!(a.buffer_status(), 3 * 62);
+        assert_eq!(p.sdu_cost(54), 62);
+        let (used, c) = send(&mut a, 0, 200);
+        assert_eq!(used, 186);
+        assert_eq!(
+            c,
+            vec![
+                data(0, 0, 57, Some(pkt(0, 54)), false, false),
+                data(1, 57, 57, Some(pkt(1, 54)), false, false),
+                data(2, 114, 57, Some(pkt(2, 54)), true, false),
+            ]
+        );
+        assert_eq!(a.stats().pdus_sent, 3);
+        assert_eq!(a.stats().octets_used, 186, "MAC subheaders are counted");
+
+        // One octet short: the third SDU's first segment (SN 2, no SO) takes what is left,
+        // 185 - 124 - 3 - 2 = 56 octets; its last octet goes later with an SO (3 + 2).
+        let mut a = with(p.clone());
+        for i in 0..3 {
+            a.offer_sdu(0, pkt(i, 54));
+        }
+        let (used, c) = send(&mut a, 0, 185);
+        assert_eq!(used, 185);
+        assert_eq!(c[2], data(2, 114, 56, None, false, false));
+        assert_eq!(a.buffer_status(), 5 + 1 + 2);
+        let (used, c2) = send(&mut a, MS, 100);
+        assert_eq!(used, 8);
+        assert_eq!(c2, vec![data(2, 170, 1, Some(pkt(2, 54)), true, false)]);
+        let mut b = with(p.clone());
+        b.on_chunks(MS, &c);
+        b.on_chunks(MS, &c2);
+        let mut got = Vec::new();
+        b.drain_delivered(&mut got);
+        assert_eq!(seqs(&got), vec![0, 1, 2]);
+
+        // A PDU over 255 octets needs the 16-bit L: a 3-octet subheader.
+        let mut a = with(p.clone());
+        a.offer_sdu(0, pkt(0, 300));
+        assert_eq!(a.buffer_status(), 303 + 3 + 3);
+        assert_eq!(p.sdu_cost(300), 309);
+        // With 258 octets the longest PDU with an 8-bit L is 255 (257 with its subheader);
+        // a 256-octet PDU would need 259.
+        let (used, c) = send(&mut a, 0, 258);
+        assert_eq!((used, c), (257, vec![data(0, 0, 252, None, false, false)]));
+    }
+
+    #[test]
+    fn nr_um_complete_sdus_carry_no_sn_and_segments_carry_an_so_after_the_first() {
+        let p = nr(RlcMode::Um, 12);
+        assert_eq!((p.rlc_header_bytes, p.segment_header_bytes), (1, 2));
+        let (mut a, mut b) = (with(p.clone()), with(p));
+        a.offer_sdu(0, pkt(0, 98)); // 100 octets with the 12-bit PDCP header
+        a.offer_sdu(0, pkt(1, 98));
+        // The first SDU whole: 1 + 100 + 2; the second as a first segment of 40 (2 + 40 + 2)
+        // and a last segment of 60 with its SO (2 + 2 + 60 + 2).
+        let (used, c1) = send(&mut a, 0, 103 + 44);
+        assert_eq!(used, 147);
+        assert_eq!(
+            c1,
+            vec![
+                data(0, 0, 100, Some(pkt(0, 98)), false, false),
+                data(1, 100, 40, None, false, false),
+            ]
+        );
+        assert_eq!(a.buffer_status(), 66);
+        let (used, c2) = send(&mut a, MS, 1000);
+        assert_eq!(used, 66);
+        assert_eq!(c2, vec![data(1, 140, 60, Some(pkt(1, 98)), false, false)]);
+        assert!(a.is_idle());
+        b.on_chunks(MS, &c1);
+        b.on_chunks(2 * MS, &c2);
+        let mut got = Vec::new();
+        b.drain_delivered(&mut got);
+        assert_eq!(seqs(&got), vec![0, 1]);
+    }
+
+    /// 12-bit NR AM: SDUs of 100 octets (98 + PDCP 2) offered at once; PDU k is cut and lost
+    /// as scripted, then t-Reassembly reports four holes of four kinds.
+    #[test]
+    fn nr_status_sizes_its_nack_entries_with_so_and_nack_range() {
+        let p = nr(RlcMode::Am, 12);
+        let (mut a, mut b) = (with(p.clone()), with(p.clone()));
+        for i in 0..8 {
+            a.offer_sdu(0, pkt(i, 98));
+        }
+        // (grant, arrives): whole SDUs cost 2 + 100 + 2; a first segment of n costs n + 4,
+        // a middle or last one n + 6.
+        let script = [
+            (104, true),  // SDU 0
+            (104, false), // SDU 1
+            (104, false), // SDU 2
+            (104, true),  // SDU 3
+            (44, true),   // SDU 4 [400, 440)
+            (36, false),  // SDU 4 [440, 470)
+            (36, true),   // SDU 4 [470, 500)
+            (54, false),  // SDU 5 [500, 550)
+            (56, true),   // SDU 5 [550, 600)
+            (54, true),   // SDU 6 [600, 650)
+            (56, false),  // SDU 6 [650, 700)
+            (54, false),  // SDU 7 [700, 750)
+            (56, true),   // SDU 7 [750, 800)
+        ];
+        let mut arrived = Vec::new();
+        for (t, &(grant, arrives)) in script.iter().enumerate() {
+            let (used, c) = send(&mut a, t as u64 * MS, grant);
+            assert_eq!((used, c.len()), (grant, 1), "PDU {t}: {c:?}");
+            if arrives {
+                arrived.extend(c);
+            }
+        }
+        // All that arrives comes at once, so that one t-Reassembly expiry sees every hole.
+        b.on_chunks(3 * MS, &arrived);
+        let mut got = Vec::new();
+        b.drain_delivered(&mut got);
+        assert_eq!(seqs(&got), vec![0]);
+        assert_eq!(b.poll_timeout(), Some(18 * MS), "t-Reassembly, 15 ms");
+        b.handle_timeout(18 * MS);
+        // Whole SDUs 1-2: NACK_SN + NACK range (2 + 1). Inside SDU 4: NACK_SN + SOs (2 + 4).
+        // The head of SDU 5: 2 + 4. The tail of SDU 6 and the head of SDU 7: 2 + 4 + 1.
+        // STATUS header 3, MAC subheader 2.
+        assert_eq!(b.buffer_status(), 3 + 3 + 6 + 6 + 7 + 2);
+        let mut short = b.clone();
+        let (used, st) = send(&mut short, 18 * MS, 3 + 3 + 6 + 2 + 5);
+        assert_eq!(used, 14, "two entries fit, the third does not");
+        assert_eq!(st[0], Chunk::Status { ack: 500, nacks: 2 });
+        let (used, st) = send(&mut b, 18 * MS, 100);
+        assert_eq!(used, 27);
+        assert_eq!(
+            st,
+            vec![
+                Chunk::Status { ack: 800, nacks: 4 },
+                Chunk::Nack {
+                    start: 100,
+                    end: 300
+                },
+                Chunk::Nack {
+                    start: 440,
+                    end: 470
+                },
+                Chunk::Nack {
+                    start: 500,
+                    end: 550
+                },
+                Chunk::Nack {
+                    start: 650,
+                    end: 750
+                },
+            ]
+        );
+        // The transmitter resends each piece of an SN as a PDU whose header follows the
+        // piece's place in its SDU: SDUs 1 and 2 whole (104 each), a middle segment of SDU 4
+        // (2 + 2 + 30 + 2), a first segment of SDU 5 (2 + 50 + 2), the last segment of SDU 6
+        // (2 + 2 + 50 + 2), the first of SDU 7 (2 + 50 + 2).
+        a.on_chunks(19 * MS, &st);
+        assert_eq!(a.buffer_status(), 208 + 36 + 54 + 56 + 54);
+        let (used, c) = send(&mut a, 19 * MS, 1000);
+        assert_eq!(used, 408);
+        assert_eq!(
+            c.iter()
+                .map(|c| match *c {
+                    Chunk::Data { sn, start, len, .. } => (sn, start, len),
+                    _ => panic!("{c:?}"),
+                })
+                .collect::<Vec<_>>(),
+            vec![
+                (1, 100, 100),
+                (2, 200, 100),
+                (4, 440, 30),
+                (5, 500, 50),
+                (6, 650, 50),
+                (7, 700, 50)
+            ]
+        );
+        b.on_chunks(20 * MS, &c);
+        b.drain_delivered(&mut got);
+        assert_eq!(seqs(&got), (0..8).collect::<Vec<_>>());
+        assert_eq!(a.stats().pdus_retransmitted, 6);
+    }
+
+    #[test]
+    fn nr_a_lost_segment_is_resegmented_with_its_so() {
+        let p = nr(RlcMode::Am, 18);
+        let (mut a, mut b) = (with(p.clone()), with(p.clone()));
+        a.offer_sdu(0, pkt(0, 997)); // 1000 octets with the 18-bit PDCP header
+                                     // First segment: 100 - 3 - 2 = 95 octets; then 100 - 5 - 2 = 93 per segment.
+        let mut at = Vec::new();
+        for t in 0..11u64 {
+            let (used, c) = send(&mut a, t * MS, 100);
+            let Chunk::Data { start, len, .. } = c[0] else {
+                panic!()
+            };
+            at.push((start, len));
+            assert!(used <= 100);
+            if t != 3 {
+                b.on_chunks(t * MS, &c);
+            }
+        }
+        assert_eq!(at[0], (0, 95));
+        assert_eq!(at[1], (95, 93));
+        assert_eq!(at[10], (95 + 9 * 93, 1000 - 95 - 9 * 93));
+        b.handle_timeout(19 * MS);
+        let (_, st) = send(&mut b, 19 * MS, 100);
+        // Inside one SDU whose end arrived: NACK_SN (3) + SOs (4), no NACK range.
+        assert_eq!(
+            st,
+            vec![
+                Chunk::Status {
+                    ack: 1000,
+                    nacks: 1
+                },
+                Chunk::Nack {
+                    start: 281,
+                    end: 374
+                }
+            ]
+        );
+        assert_eq!(b.stats().octets_used, 3 + 7 + 2);
+        a.on_chunks(20 * MS, &st);
+        // A middle segment again, cut in two: 40 - 7 = 33 octets, then 60.
+        assert_eq!(a.buffer_status(), 5 + 93 + 2);
+        let (_, c1) = send(&mut a, 20 * MS, 40);
+        assert_eq!(c1, vec![data(0, 281, 33, None, false, true)]);
+        let (used, c2) = send(&mut a, 21 * MS, 100);
+        assert_eq!(used, 5 + 60 + 2);
+        assert_eq!(c2, vec![data(0, 314, 60, None, true, true)]);
+        b.on_chunks(21 * MS, &c1);
+        b.on_chunks(21 * MS, &c2);
+        let mut got = Vec::new();
+        b.drain_delivered(&mut got);
+        assert_eq!(got, vec![pkt(0, 997)]);
+    }
+
+    #[test]
+    fn nr_the_transmitting_window_is_2048_or_131072_sns() {
+        for sn_bits in [12, 18] {
+            let p = LteRlcParams {
+                poll_pdu: u32::MAX,
+                poll_byte: u64::MAX,
+                ..nr(RlcMode::Am, sn_bits)
+            };
+            let w = 1u32 << (sn_bits - 1);
+            assert_eq!(p.am_window_size, w);
+            let (mut a, mut b) = (with(p.clone()), with(p.clone()));
+            // Empty packets: SDUs of the PDCP header alone, one SN each.
+            for i in 0..=w as u64 {
+                a.offer_sdu(0, pkt(i, 0));
+            }
+            let cost = p.sdu_cost(0);
+            let (used, c) = send(&mut a, 0, (cost * (w as u64 + 1)) as u32);
+            assert_eq!(used as u64, cost * w as u64, "SN {w} is outside the window");
+            assert_eq!(c.len(), w as usize);
+            assert!(matches!(c[w as usize - 1], Chunk::Data { sn, poll: true, .. } if sn == w - 1));
+            assert_eq!(send(&mut a, MS, 1000).0, 0, "window stalled");
+            b.on_chunks(MS, &c);
+            let (_, st) = send(&mut b, MS, 100);
+            a.on_chunks(2 * MS, &st);
+            let (_, c) = send(&mut a, 2 * MS, 1000);
+            assert!(matches!(c[..], [Chunk::Data { sn, .. }] if sn == w));
+        }
+    }
+
+    #[test]
+    fn nr_parameters_must_keep_mac_subheaders_out_of_the_lte_flavour() {
+        let bad = LteRlcParams {
+            mac_subheader_bytes: 2,
+            ..LteRlcParams::default()
+        };
+        assert_eq!(bad.validate().unwrap_err().field, "mac_subheader_bytes");
+        let bad = LteRlcParams {
+            mac_subheader_long_bytes: 1,
+            ..nr(RlcMode::Am, 18)
+        };
+        assert_eq!(
+            bad.validate().unwrap_err().field,
+            "mac_subheader_long_bytes"
+        );
+    }
+
     #[test]
     fn range_set_inserts_coalesce_and_removals_split() {
         let mut s = RangeSet::default();
@@ -2193,6 +2950,46 @@ mod tests {
                 // Reordering alone (up to 10 TTIs) never outlasts t-Reordering: nothing lost.
                 prop_assert_eq!(o.at_b.len(), sc.ab.len());
                 prop_assert_eq!(o.at_a.len(), sc.ba.len());
+            }
+        }
+
+        #[test]
+        fn nr_am_delivers_every_sdu_exactly_once_and_in_order(sc in scenario(), long in any::<bool>()) {
+            let o = run(&nr(RlcMode::Am, if long { 18 } else { 12 }), &sc);
+            let all = |n: usize| (0..n as u64).collect::<Vec<_>>();
+            prop_assert_eq!(&o.at_b, &all(sc.ab.len()));
+            prop_assert_eq!(&o.at_a, &all(sc.ba.len()));
+            prop_assert!(o.dropped_by_a.is_empty() && o.dropped_by_b.is_empty());
+        }
+
+        #[test]
+        fn nr_um_delivers_an_in_order_subsequence_without_duplicates(sc in scenario(), long in any::<bool>()) {
+            let o = run(&nr(RlcMode::Um, if long { 12 } else { 6 }), &sc);
+            prop_assert!(in_order_without_duplicates(&o.at_b));
+            prop_assert!(in_order_without_duplicates(&o.at_a));
+            prop_assert!(o.at_b.iter().all(|&s| s < sc.ab.len() as u64));
+            if sc.loss == 0.0 {
+                // HARQ reordering (up to 10 TTIs) stays within t-Reassembly (15 ms).
+                prop_assert_eq!(o.at_b.len(), sc.ab.len());
+                prop_assert_eq!(o.at_a.len(), sc.ba.len());
+            }
+        }
+
+        #[test]
+        fn nr_am_with_a_small_max_retx_delivers_in_order_or_discards_and_both_ends_settle(
+            sc in scenario(),
+            max_retx in prop::sample::select(vec![1u32, 2, 3]),
+        ) {
+            let p = LteRlcParams { max_retx, ..nr(RlcMode::Am, 18) };
+            let sc = Scenario { loss: sc.loss * 2.0, ..sc };
+            let o = run(&p, &sc);
+            prop_assert!(in_order_without_duplicates(&o.at_b));
+            prop_assert!(in_order_without_duplicates(&o.at_a));
+            for s in 0..sc.ab.len() as u64 {
+                prop_assert!(o.at_b.contains(&s) || o.dropped_by_a.contains(&s), "SDU {} vanished", s);
+            }
+            for s in 0..sc.ba.len() as u64 {
+                prop_assert!(o.at_a.contains(&s) || o.dropped_by_b.contains(&s), "SDU {} vanished", s);
             }
         }
 

@@ -7,4 +7,5 @@
 pub mod bsr;
 pub mod duplex;
 pub mod numerology;
+pub mod rlc;
 pub mod tbs;
