@@ -1622,6 +1622,64 @@ class NrPdcchConfig(Table):
         return t
 
 
+class NrRlcTable(Table):
+    """NR RLC (docs/models/nr-rlc.md): no concatenation, a MAC subheader per RLC PDU, SO-based
+    segmentation, NR header sizes; the values of TS 38.331 `RLC-Config` and `PDCP-Config`."""
+
+    __slots__ = (
+        "mode",
+        "sn_bits",
+        "pdcp_sn_bits",
+        "integrity",
+        "sdap_header",
+        "t_poll_retransmit_ms",
+        "t_reassembly_ms",
+        "t_status_prohibit_ms",
+        "poll_pdu",
+        "poll_byte_kb",
+        "max_retx",
+    )
+
+    # 'am' or 'um'.
+    mode: RlcModeKind
+    # RLC SN length: 12 or 18 (AM), 6 or 12 (UM); unset = 18 (AM) or 12 (UM).
+    sn_bits: int | None
+    # PDCP SN length: 12 or 18 (a 2- or 3-octet PDCP header).
+    pdcp_sn_bits: int
+    # Integrity protection of the data bearer (a 4-octet MAC-I per PDCP PDU).
+    integrity: bool
+    # An SDAP header (1 octet per SDU).
+    sdap_header: bool
+    # t-PollRetransmit, ms (TS 38.331 values).
+    t_poll_retransmit_ms: int
+    # t-Reassembly, ms (TS 38.331 values).
+    t_reassembly_ms: int
+    # t-StatusProhibit, ms (TS 38.331 values).
+    t_status_prohibit_ms: int
+    # pollPDU; unset = infinity.
+    poll_pdu: int | None
+    # pollByte, kB; unset = infinity.
+    poll_byte_kb: int | None
+    # maxRetxThreshold.
+    max_retx: int
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> NrRlcTable:
+        t = cls.__new__(cls)
+        t.mode = d["mode"]
+        t.sn_bits = d["sn_bits"]
+        t.pdcp_sn_bits = d["pdcp_sn_bits"]
+        t.integrity = d["integrity"]
+        t.sdap_header = d["sdap_header"]
+        t.t_poll_retransmit_ms = d["t_poll_retransmit_ms"]
+        t.t_reassembly_ms = d["t_reassembly_ms"]
+        t.t_status_prohibit_ms = d["t_status_prohibit_ms"]
+        t.poll_pdu = d["poll_pdu"]
+        t.poll_byte_kb = d["poll_byte_kb"]
+        t.max_retx = d["max_retx"]
+        return t
+
+
 class NrConfig(Table):
     """A multi-UE 5G NR cell: the LTE cell's model with NR's numerology, TDD pattern, K1/K2 timing,
     TS 38.214 TBS, Short BSR and configured grants."""
@@ -1704,8 +1762,8 @@ class NrConfig(Table):
     configured_grant: NrConfiguredGrantConfig
     # The PDCCH CORESET of each sector and downlink slot.
     pdcch: NrPdcchConfig
-    # RLC and headers.
-    rlc: LteRlcConfig
+    # RLC, PDCP and SDAP (TS 38.322, 38.323, 37.324).
+    rlc: NrRlcTable
     # Each UE's downlink buffer at the gNB.
     buffer: BufferConfig
     # ACK filter in each UE's uplink buffer.
@@ -1737,7 +1795,7 @@ class NrConfig(Table):
         t.uplink = NrUplinkConfig.from_dict(d["uplink"])
         t.configured_grant = NrConfiguredGrantConfig.from_dict(d["configured_grant"])
         t.pdcch = NrPdcchConfig.from_dict(d["pdcch"])
-        t.rlc = LteRlcConfig.from_dict(d["rlc"])
+        t.rlc = NrRlcTable.from_dict(d["rlc"])
         t.buffer = BufferConfig.from_dict(d["buffer"])
         t.ack_filter = AckFilterConfig.from_dict(d["ack_filter"])
         return t

@@ -300,6 +300,8 @@ impl LteConfig {
                 Some(o) => vec![o],
                 None => (0..u.sr_period_ms).collect(),
             },
+            rlc: self.rlc_params(),
+            mac_header: self.rlc.mac_header_bytes,
         }
     }
 

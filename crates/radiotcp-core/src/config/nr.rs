@@ -14,15 +14,18 @@ use serde::{Deserialize, Serialize};
 use super::{
     check, AccessCostTerms, AccessKind, AckFilterConfig, BsrKind, BufferConfig, DciPriorityKind,
     FadingKind, LteCellConfig, LteConfig, LteHarqConfig, LteRlcConfig, LteUplinkConfig, Note,
-    Problems, UlInterferenceKind, UlPowerControlKind, UlSchedulerKind, LTE_SECTOR_KBPS,
+    Problems, RlcModeKind, UlInterferenceKind, UlPowerControlKind, UlSchedulerKind,
+    LTE_SECTOR_KBPS,
 };
 use crate::error::{ConfigError, ParamError};
 use crate::radio::cell::{ConfiguredGrant, LinkCurves, NrTbs, Rat, TbsTable};
 use crate::radio::lte::fading::{doppler_hz, FadingModel};
 use crate::radio::lte::geometry::{CellParams, PRB_HZ};
+use crate::radio::lte::rlc::RlcMode;
 use crate::radio::lte::ul_mac::{BsrMode, BsrTable, UlMacParams, NR_SR_PERIODS};
 use crate::radio::nr::duplex::Duplex;
 use crate::radio::nr::numerology::{n_rb, FrequencyRange, Numerology, SUBCARRIERS_PER_RB};
+use crate::radio::nr::rlc::NrRlcConfig;
 use crate::radio::nr::tbs::{McsTable, ReBudget};
 
 /// CSI report periodicities, slots (TS 38.331 `CSI-ReportPeriodicityAndOffset`); 1: every
@@ -115,8 +118,8 @@ pub struct NrConfig {
     pub configured_grant: NrConfiguredGrantConfig,
     /// The PDCCH CORESET of each sector and downlink slot.
     pub pdcch: NrPdcchConfig,
-    /// RLC and headers.
-    pub rlc: LteRlcConfig,
+    /// RLC, PDCP and SDAP (TS 38.322, 38.323, 37.324).
+    pub rlc: NrRlcTable,
     /// Each UE's downlink buffer at the gNB.
     pub buffer: BufferConfig,
     /// ACK filter in each UE's uplink buffer.
@@ -203,6 +206,80 @@ pub struct NrUplinkConfig {
     pub pucch_prb: Option<u32>,
 }
 
+/// NR RLC (docs/models/nr-rlc.md): no concatenation, a MAC subheader per RLC PDU, SO-based
+/// segmentation, NR header sizes; the values of TS 38.331 `RLC-Config` and `PDCP-Config`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct NrRlcTable {
+    /// 'am' or 'um'.
+    pub mode: RlcModeKind,
+    /// RLC SN length: 12 or 18 (AM), 6 or 12 (UM); unset = 18 (AM) or 12 (UM).
+    pub sn_bits: Option<u32>,
+    /// PDCP SN length: 12 or 18 (a 2- or 3-octet PDCP header).
+    pub pdcp_sn_bits: u32,
+    /// Integrity protection of the data bearer (a 4-octet MAC-I per PDCP PDU).
+    pub integrity: bool,
+    /// An SDAP header (1 octet per SDU).
+    pub sdap_header: bool,
+    /// t-PollRetransmit, ms (TS 38.331 values).
+    pub t_poll_retransmit_ms: u32,
+    /// t-Reassembly, ms (TS 38.331 values).
+    pub t_reassembly_ms: u32,
+    /// t-StatusProhibit, ms (TS 38.331 values).
+    pub t_status_prohibit_ms: u32,
+    /// pollPDU; unset = infinity.
+    pub poll_pdu: Option<u32>,
+    /// pollByte, kB; unset = infinity.
+    pub poll_byte_kb: Option<u32>,
+    /// maxRetxThreshold.
+    pub max_retx: u32,
+}
+
+impl Default for NrRlcTable {
+    /// OpenAirInterface's AM data bearer (docs/models/nr-rlc.md).
+    fn default() -> Self {
+        let e = NrRlcConfig::default();
+        Self {
+            mode: RlcModeKind::Am,
+            sn_bits: None,
+            pdcp_sn_bits: e.pdcp_sn_bits,
+            integrity: e.integrity,
+            sdap_header: e.sdap_header,
+            t_poll_retransmit_ms: e.t_poll_retransmit_ms,
+            t_reassembly_ms: e.t_reassembly_ms,
+            t_status_prohibit_ms: e.t_status_prohibit_ms,
+            poll_pdu: e.poll_pdu,
+            poll_byte_kb: e.poll_byte_kb,
+            max_retx: e.max_retx_threshold,
+        }
+    }
+}
+
+impl NrRlcTable {
+    /// The entity's configuration.
+    pub fn entity(&self) -> NrRlcConfig {
+        let mode = match self.mode {
+            RlcModeKind::Am => RlcMode::Am,
+            RlcModeKind::Um => RlcMode::Um,
+        };
+        NrRlcConfig {
+            mode,
+            sn_bits: self
+                .sn_bits
+                .unwrap_or(if mode == RlcMode::Am { 18 } else { 12 }),
+            pdcp_sn_bits: self.pdcp_sn_bits,
+            integrity: self.integrity,
+            sdap_header: self.sdap_header,
+            t_poll_retransmit_ms: self.t_poll_retransmit_ms,
+            t_reassembly_ms: self.t_reassembly_ms,
+            t_status_prohibit_ms: self.t_status_prohibit_ms,
+            poll_pdu: self.poll_pdu,
+            poll_byte_kb: self.poll_byte_kb,
+            max_retx_threshold: self.max_retx,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ConfiguredGrantKind {
@@ -279,7 +356,7 @@ impl Default for NrConfig {
             uplink: NrUplinkConfig::default(),
             configured_grant: NrConfiguredGrantConfig::default(),
             pdcch: NrPdcchConfig::default(),
-            rlc: LteRlcConfig::default(),
+            rlc: NrRlcTable::default(),
             buffer: BufferConfig {
                 limit_sdus: 1000,
                 ..BufferConfig::default()
@@ -493,10 +570,27 @@ impl NrConfig {
                 max_ul_ues_per_tti: self.pdcch.max_ul_ues_per_slot,
                 ..lte.pdcch.clone()
             },
-            rlc: self.rlc.clone(),
+            rlc: self.lte_rlc_headers(),
             buffer: self.buffer.clone(),
             ack_filter: self.ack_filter.clone(),
             ..lte
+        }
+    }
+
+    /// The header sizes an ACK costs in the uplink buffer (the ACK filter's accounting, TS
+    /// 38.323 / 38.322 / 38.321): PDCP (+ MAC-I, + SDAP), the RLC header of a whole SDU, a
+    /// 2-octet MAC subheader. The LTE RLC keys are not NR's; the timers here are unused.
+    fn lte_rlc_headers(&self) -> LteRlcConfig {
+        let p = self.rlc.entity().params();
+        let lte = LteRlcConfig::default();
+        match p {
+            Ok(p) => LteRlcConfig {
+                pdcp_header_bytes: p.pdcp_header_bytes,
+                rlc_header_bytes: p.rlc_header_bytes,
+                mac_header_bytes: p.mac_subheader_bytes,
+                ..lte
+            },
+            Err(_) => lte,
         }
     }
 
@@ -616,6 +710,8 @@ impl NrConfig {
                 sr_masked: cg.enabled && cg.sr_mask,
             },
             sr_offsets,
+            rlc: self.rlc.entity().params().expect("validated"),
+            mac_header: 0,
         }
     }
 
@@ -664,6 +760,17 @@ impl NrConfig {
             _ => None,
         };
         let ul_max = self.ul_mcs_table.table().max_mcs();
+        if let Err(e) = self.rlc.entity().params() {
+            let field = match e.field.as_str() {
+                "max_retx_threshold" => "max_retx",
+                f => f,
+            };
+            p.push(ConfigError::new(
+                format!("access.rlc.{field}"),
+                e.value,
+                e.allowed,
+            ));
+        }
         check(
             (1..=4).contains(&self.dl_layers),
             "access.dl_layers",

@@ -516,7 +516,7 @@ impl LteNode {
             c.sinr_offset_db
         };
         let mss = cfg.tcp.packet_size_bytes - cfg.tcp.header_bytes;
-        let rlc = c.rlc_params();
+        let rlc = rat.rlc.clone();
         let fading = rat.fading.clone();
         let ues: Vec<Ue> = places
             .into_iter()
@@ -664,8 +664,10 @@ impl LteNode {
             ideal_bsr: c.uplink.bsr == config::BsrKind::Ideal,
             sr_grant_delay: c.uplink.sr_grant_delay_tti as u64,
             sr_grant_bytes: c.uplink.sr_grant_bytes,
-            mac_header: c.rlc.mac_header_bytes,
-            per_sdu: c.rlc.pdcp_header_bytes + 2,
+            mac_header: rat.mac_header,
+            // What a full-size SDU adds (LTE: its PDCP header and one LI).
+            per_sdu: (rat.rlc.sdu_cost(cfg.tcp.packet_size_bytes)
+                - u64::from(cfg.tcp.packet_size_bytes)) as u32,
             segment_bytes: c.ack_filter.segment_bytes.unwrap_or(mss),
             rounding: c.t_opt_rounding(),
             hybrid_opt: c.ack_filter.scheme == config::AckFilterKind::HybridOpt,
@@ -1296,7 +1298,7 @@ impl LteNode {
                 ctx.probe.drop(now, &pkt);
                 continue;
             }
-            need += pkt.size as u64 + self.per_sdu as u64;
+            need += self.rat.rlc.sdu_cost(pkt.size);
             ue.enb_rlc.offer_sdu(now, pkt);
         }
         let idx = self.pool.alloc(u, mcs, a.n_prb, a.tbs);
@@ -1367,7 +1369,7 @@ impl LteNode {
             let Some(p) = ue.filter.pop_front() else {
                 break;
             };
-            need += p.size as u64 + self.per_sdu as u64;
+            need += self.rat.rlc.sdu_cost(p.size);
             ue.ue_rlc.offer_sdu(now, p);
         }
         let idx = self.pool.alloc(u, mcs, a.n_prb, a.tbs);

@@ -16,6 +16,7 @@ use super::lte::amc::{bler_sigma_db, q_function, CQI_BLER_SIGMA_DB, CQI_EFFICIEN
 use super::lte::amc::{CQI_SINR_10PCT_DB, MCS_SINR_10PCT_DB, Z_90};
 use super::lte::fading::FadingModel;
 use super::lte::geometry::CellParams;
+use super::lte::rlc::LteRlcParams;
 use super::lte::tbs::{largest_allowed_ul_prb, tbs_for_mcs, Channel};
 use super::lte::ul_mac::{BsrTable, UlMacParams};
 use super::nr::duplex::Duplex;
@@ -65,6 +66,11 @@ pub struct Rat {
     pub ul_mac: UlMacParams,
     /// SR offsets UE u takes in turn (`sr_offsets[u mod len]`).
     pub sr_offsets: Vec<u32>,
+    /// Both ends' RLC (LTE's, or NR's flavour: no concatenation, a MAC subheader per PDU).
+    pub rlc: LteRlcParams,
+    /// MAC header octets per transport block outside the RLC's accounting (LTE: one
+    /// subheader; NR: 0, its subheaders are per RLC PDU, inside `rlc`).
+    pub mac_header: u32,
 }
 
 /// Periodic PUSCH occasions without SR or DCI (type 1: RRC-configured; type 2: activated by
