@@ -45,6 +45,8 @@ def run(overrides: list[str], seed: int = 1) -> dict:
             None,
         ),
         ('access.mcs_table="qam1024"', "access.mcs_table", "qam256"),
+        ("access.rlc.sn_bits=10", "access.rlc.sn_bits", "18"),
+        ("access.rlc.t_reassembly_ms=17", "access.rlc.t_reassembly_ms", "steps of 5"),
         ("access.cqi_delay_tti=4", "access.cqi_delay_tti", "cqi_delay_slots"),
     ],
 )
