@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use crate::engine::{to_secs, EventQueue, Time};
 use crate::link::delay::VariableDelay;
-use crate::link::{Dir, Enqueued, LinkDir};
+use crate::link::{Dir, Enqueued, LinkDir, OnWire};
 use crate::packet::{HostId, Packet};
 use crate::probe::Probe;
 
@@ -44,13 +44,15 @@ pub struct Net {
     hosts: Vec<NodeId>,
 }
 
-/// A link direction's event.
-#[derive(Debug, Clone)]
+/// A link direction's event. An arrival names where its packet waits on the wire
+/// ([`LinkDir::take_arrival`]): events stay small (a timer's size), which every event's trip
+/// through the queue pays for.
+#[derive(Debug, Clone, Copy)]
 pub enum LinkEvent {
     /// The packet in service finished serialisation.
     TxDone,
     /// A packet reached the far end.
-    Arrive(Packet),
+    Arrive(OnWire),
 }
 
 /// The host that receives flow `flow`: flows are numbered UE by UE, `flows_per_ue` each, and

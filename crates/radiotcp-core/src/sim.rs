@@ -193,8 +193,10 @@ impl Sim {
         match ev {
             Event::Node(n, ev) => self.at_node(now, n, Call::Event(ev)),
             Event::Link(l, d, LinkEvent::TxDone) => self.on_tx_done(now, l, d),
-            Event::Link(l, d, LinkEvent::Arrive(pkt)) => {
-                let n = self.net.links[l as usize].to[d as usize];
+            Event::Link(l, d, LinkEvent::Arrive(w)) => {
+                let link = &mut self.net.links[l as usize];
+                let n = link.to[d as usize];
+                let pkt = link.dirs[d as usize].take_arrival(w);
                 self.at_node(now, n, Call::Receive(pkt, Some((l, d))));
             }
         }
@@ -302,12 +304,14 @@ impl Sim {
 
     fn on_tx_done(&mut self, now: Time, l: LinkId, d: Dir) {
         let link = &mut self.net.links[l as usize];
+        let delay = &mut link.delay[d as usize];
+        // Arrivals keep the sending order unless a delay process may reorder them.
+        let in_order = delay.as_ref().is_none_or(|v| v.params().fifo);
         let ld = &mut link.dirs[d as usize];
-        let (out, next) = ld.on_tx_done(now);
-        let prop = ld.prop_delay();
-        let arrive_at = match (&out, &mut link.delay[d as usize]) {
+        let (out, next) = ld.on_tx_done(now, in_order);
+        let arrive_at = match (&out, delay) {
             (Ok(_), Some(v)) => v.arrival_time(now),
-            _ => now + prop,
+            _ => now + ld.prop_delay(),
         };
         if let Some(done) = next {
             if let Some(c) = self.probe.capture.as_mut() {
@@ -319,9 +323,9 @@ impl Sim {
             self.net.trace_queue(&mut self.probe, now, l, d);
         }
         match out {
-            Ok(pkt) => self
+            Ok(w) => self
                 .q
-                .schedule(arrive_at, Event::Link(l, d, LinkEvent::Arrive(pkt))),
+                .schedule(arrive_at, Event::Link(l, d, LinkEvent::Arrive(w))),
             Err((pkt, _)) => self.probe.drop(now, &pkt),
         }
     }
