@@ -100,7 +100,8 @@ impl Net {
         self.routes[from as usize][dst as usize]
     }
 
-    /// Offer a packet to a link direction at `now`.
+    /// Offer a packet to a link direction at `now` (by reference: the direction copies it
+    /// once, into its queue).
     #[inline]
     pub fn send_on<E: From<(LinkId, Dir, LinkEvent)>>(
         &mut self,
@@ -109,18 +110,18 @@ impl Net {
         now: Time,
         link: LinkId,
         dir: Dir,
-        pkt: Packet,
+        pkt: &Packet,
     ) {
         let ld = &mut self.links[link as usize].dirs[dir as usize];
         match ld.enqueue(now, pkt) {
             Enqueued::StartedTx(done) => {
                 if let Some(c) = probe.capture.as_mut() {
-                    c.on_link(now, link, &pkt);
+                    c.on_link(now, link, pkt);
                 }
                 q.schedule(done, E::from((link, dir, LinkEvent::TxDone)))
             }
             Enqueued::Queued => self.trace_queue(probe, now, link, dir),
-            Enqueued::Dropped => probe.drop(now, &pkt),
+            Enqueued::Dropped => probe.drop(now, pkt),
         }
     }
 

@@ -36,13 +36,15 @@ pub enum Check {
     Halt(Halt),
 }
 
-/// What to run at a node.
-enum Call {
+/// What to run at a node. Packets by reference: the node reads them or copies them where
+/// they wait next (a link's ring); copied by value on their way there, 72 bytes each time,
+/// they cost 3 % of the wired path's instructions.
+enum Call<'p> {
     Event(NodeEvent),
-    Receive(Packet, Option<(LinkId, Dir)>),
+    Receive(&'p Packet, Option<(LinkId, Dir)>),
     Start,
     /// Send a packet from the node as its own (an external host's packet, `Sim::inject`).
-    Send(Packet),
+    Send(&'p Packet),
 }
 
 pub struct Sim {
@@ -197,7 +199,7 @@ impl Sim {
                 let link = &mut self.net.links[l as usize];
                 let n = link.to[d as usize];
                 let pkt = link.dirs[d as usize].take_arrival(w);
-                self.at_node(now, n, Call::Receive(pkt, Some((l, d))));
+                self.at_node(now, n, Call::Receive(&pkt, Some((l, d))));
             }
         }
     }
@@ -216,7 +218,7 @@ impl Sim {
     /// node had sent it: through its route towards `pkt.dst`.
     pub fn inject(&mut self, now: Time, from: NodeId, pkt: Packet) {
         debug_assert!(now >= self.q.now(), "a packet injected in the past");
-        self.at_node(now, from, Call::Send(pkt));
+        self.at_node(now, from, Call::Send(&pkt));
     }
 
     /// Packets that reached external nodes since the last call: (time, node, packet), in
@@ -292,12 +294,12 @@ impl Sim {
             Call::Event(ev) => node.handle(&mut ctx, ev),
             Call::Receive(pkt, from) => node.receive(&mut ctx, pkt, from),
             Call::Start => node.start(&mut ctx),
-            Call::Send(pkt) => ctx.send(pkt),
+            Call::Send(pkt) => ctx.forward(pkt),
         }
         let end = self.handoff.len();
         for i in mark..end {
             let (to, pkt) = self.handoff[i];
-            self.at_node(now, to, Call::Receive(pkt, None));
+            self.at_node(now, to, Call::Receive(&pkt, None));
         }
         self.handoff.truncate(mark);
     }

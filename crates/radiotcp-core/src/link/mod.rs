@@ -208,16 +208,16 @@ impl LinkDir {
     }
 
     /// Offer a packet at `now`.
-    pub fn enqueue(&mut self, now: Time, p: Packet) -> Enqueued {
+    pub fn enqueue(&mut self, now: Time, p: &Packet) -> Enqueued {
         if let Some(tap) = self.tap.as_mut() {
-            if tap(now, &p) {
+            if tap(now, p) {
                 return Enqueued::Dropped;
             }
         }
         if !self.busy {
             // Nothing waits behind an idle transmitter: the packet is the next to serialise.
             let size = p.size;
-            self.fifo.push_back(p);
+            self.fifo.push_back(*p);
             return Enqueued::StartedTx(self.start_tx(now, size));
         }
         if !self.admits(p.size) {
@@ -225,7 +225,7 @@ impl LinkDir {
             return Enqueued::Dropped;
         }
         self.queue_bytes += p.size as u64;
-        self.fifo.push_back(p);
+        self.fifo.push_back(*p);
         self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.queue_len() as u32);
         Enqueued::Queued
     }
@@ -332,17 +332,17 @@ mod tests {
     fn idle_link_starts_serialising_at_once() {
         let mut d = dir(2, None, 0.0);
         // 1000 bytes at 8 kbit/s = 1 s.
-        assert_eq!(d.enqueue(0, pkt(0)), Enqueued::StartedTx(1_000_000_000));
+        assert_eq!(d.enqueue(0, &pkt(0)), Enqueued::StartedTx(1_000_000_000));
         assert_eq!(d.queue_len(), 0);
     }
 
     #[test]
     fn queue_limit_counts_waiting_packets_only() {
         let mut d = dir(2, None, 0.0);
-        d.enqueue(0, pkt(0));
-        assert_eq!(d.enqueue(0, pkt(1)), Enqueued::Queued);
-        assert_eq!(d.enqueue(0, pkt(2)), Enqueued::Queued);
-        assert_eq!(d.enqueue(0, pkt(3)), Enqueued::Dropped);
+        d.enqueue(0, &pkt(0));
+        assert_eq!(d.enqueue(0, &pkt(1)), Enqueued::Queued);
+        assert_eq!(d.enqueue(0, &pkt(2)), Enqueued::Queued);
+        assert_eq!(d.enqueue(0, &pkt(3)), Enqueued::Dropped);
         assert_eq!(d.stats.drops[DropReason::QueueFull as usize], 1);
         let (out, next) = d.on_tx_done(1_000_000_000, true);
         assert_eq!(d.take_arrival(out.unwrap()).seq, 0);
@@ -353,9 +353,9 @@ mod tests {
     #[test]
     fn packets_wait_on_the_wire_until_their_arrival() {
         let mut d = dir(2, None, 0.0);
-        d.enqueue(0, pkt(0));
-        d.enqueue(0, pkt(1));
-        d.enqueue(0, pkt(2));
+        d.enqueue(0, &pkt(0));
+        d.enqueue(0, &pkt(1));
+        d.enqueue(0, &pkt(2));
         // In order: each stays in the ring, and the queue counts only the waiting ones.
         let (a, _) = d.on_tx_done(1_000_000_000, true);
         let (b, _) = d.on_tx_done(2_000_000_000, true);
@@ -363,7 +363,7 @@ mod tests {
         assert_eq!((d.on_wire(), d.queue_len()), (2, 0));
         assert_eq!(d.in_service().map(|p| p.seq), Some(2));
         assert_eq!(d.take_arrival(OnWire::Next).seq, 0);
-        assert_eq!(d.enqueue(2_500_000_000, pkt(3)), Enqueued::Queued);
+        assert_eq!(d.enqueue(2_500_000_000, &pkt(3)), Enqueued::Queued);
         assert_eq!(d.take_arrival(OnWire::Next).seq, 1);
         assert_eq!(d.on_wire(), 0);
         let (next, _) = d.on_tx_done(3_000_000_000, true);
@@ -375,7 +375,7 @@ mod tests {
     fn a_reordering_wire_hands_packets_out_by_slot() {
         let mut d = dir(4, None, 0.0);
         for i in 0..3 {
-            d.enqueue(0, pkt(i));
+            d.enqueue(0, &pkt(i));
         }
         let slots: Vec<OnWire> = (1..=3)
             .map(|t| d.on_tx_done(t * 1_000_000_000, false).0.unwrap())
@@ -384,7 +384,7 @@ mod tests {
         assert_eq!(d.take_arrival(slots[2]).seq, 2);
         assert_eq!(d.take_arrival(slots[0]).seq, 0);
         // A freed slot is reused.
-        d.enqueue(4_000_000_000, pkt(3));
+        d.enqueue(4_000_000_000, &pkt(3));
         let again = d.on_tx_done(5_000_000_000, false).0.unwrap();
         assert!(again == slots[0] || again == slots[2]);
         assert_eq!(d.take_arrival(slots[1]).seq, 1);
@@ -395,9 +395,9 @@ mod tests {
     #[test]
     fn byte_limit_applies_with_packet_limit() {
         let mut d = dir(10, Some(1500), 0.0);
-        d.enqueue(0, pkt(0));
-        assert_eq!(d.enqueue(0, pkt(1)), Enqueued::Queued);
-        assert_eq!(d.enqueue(0, pkt(2)), Enqueued::Dropped, "2000 B > 1500 B");
+        d.enqueue(0, &pkt(0));
+        assert_eq!(d.enqueue(0, &pkt(1)), Enqueued::Queued);
+        assert_eq!(d.enqueue(0, &pkt(2)), Enqueued::Dropped, "2000 B > 1500 B");
     }
 
     #[test]
@@ -406,7 +406,7 @@ mod tests {
         let n = 50_000;
         let mut lost = 0;
         for i in 0..n {
-            d.enqueue(0, pkt(i));
+            d.enqueue(0, &pkt(i));
             if d.on_tx_done(0, true).0.is_err() {
                 lost += 1;
             }
