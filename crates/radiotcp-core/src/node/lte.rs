@@ -242,8 +242,6 @@ struct Ue {
     in_mac_active: bool,
     /// Timer registered in the node's heap (the earliest not yet fired).
     timer_at: Option<Time>,
-    /// The phase of its configured-grant occasions (slot mod period).
-    cg_phase: Option<u64>,
     // Hybrid(opt): Σ whole-band TBS over the TTIs the UE had downlink data (eq. (1)'s S_TBS).
     s_tbs_sum: f64,
     s_tbs_n: u64,
@@ -578,7 +576,6 @@ impl LteNode {
                 mac_tti: None,
                 in_mac_active: false,
                 timer_at: None,
-                cg_phase: None,
                 s_tbs_sum: 0.0,
                 s_tbs_n: 0,
                 t_opt: 1,
@@ -620,17 +617,16 @@ impl LteNode {
         let pd = &c.pdcch;
         // Configured grants: each sector's UEs spread over the period's PUSCH slots.
         let mut cg_by_phase = vec![Vec::new(); SECTORS_PER_SITE];
-        let mut ues = ues;
+        let ues = ues;
         if let Some(cg) = &rat.configured_grant {
             let slots: Vec<u64> = (0..cg.period)
                 .filter(|&t| rat.duplex.has_pusch(t))
                 .collect();
             for (k, phases) in cg_by_phase.iter_mut().enumerate() {
                 *phases = vec![Vec::new(); cg.period as usize];
-                let here = ues.iter_mut().enumerate().filter(|(_, ue)| ue.sector == k);
-                for (i, (u, ue)) in here.enumerate() {
+                let here = ues.iter().enumerate().filter(|(_, ue)| ue.sector == k);
+                for (i, (u, _)) in here.enumerate() {
                     let phase = slots[i % slots.len()];
-                    ue.cg_phase = Some(phase);
                     phases[phase as usize].push(u as u32);
                 }
             }
