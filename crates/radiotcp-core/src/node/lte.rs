@@ -617,7 +617,6 @@ impl LteNode {
         let pd = &c.pdcch;
         // Configured grants: each sector's UEs spread over the period's PUSCH slots.
         let mut cg_by_phase = vec![Vec::new(); SECTORS_PER_SITE];
-        let ues = ues;
         if let Some(cg) = &rat.configured_grant {
             let slots: Vec<u64> = (0..cg.period)
                 .filter(|&t| rat.duplex.has_pusch(t))
