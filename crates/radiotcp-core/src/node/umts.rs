@@ -205,7 +205,10 @@ impl UmtsNode {
         // A TTI is an event of the ACK rate control too (access.ack_control.release).
         let bo = self.rnc.buffer_occupancy() as f64;
         let acks = self.ack_ctrl.as_mut().map(|c| c.on_tti(now, bo));
-        if let Some(acks) = acks.filter(|a| !a.is_empty()) {
+        // Even when it releases nothing: a TTI may set the control's timer (the next ACK's
+        // spacing, ack/rate.rs), which only `forward_acks` puts on the event queue. Left to a
+        // later call, that deadline was scheduled in the past and the clock ran backwards.
+        if let Some(acks) = acks {
             self.forward_acks(ctx, acks);
         }
         // CoDel drops at dequeue and MaxDAT discards, for the drop trace.
