@@ -62,7 +62,7 @@ const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 /// Events ordered by (time, insertion sequence).
 ///
 /// The heap holds 16-byte keys, `time << 64 | seq << 24 | slot`, and the events wait in a
-/// slab: sifting moves keys, not 60-byte events, and one `u128` comparison orders by time
+/// slab: sifting moves keys, not 48-byte events, and one `u128` comparison orders by time
 /// then sequence (the slot bits never decide: sequences are unique). The pop order is exactly
 /// that of a heap of (time, seq, event) entries.
 pub struct EventQueue<E> {

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use crate::engine::{to_secs, EventQueue, Time};
 use crate::link::delay::VariableDelay;
-use crate::link::{Dir, Enqueued, LinkDir};
+use crate::link::{Dir, Enqueued, LinkDir, OnWire};
 use crate::packet::{HostId, Packet};
 use crate::probe::Probe;
 
@@ -44,13 +44,15 @@ pub struct Net {
     hosts: Vec<NodeId>,
 }
 
-/// A link direction's event.
-#[derive(Debug, Clone)]
+/// A link direction's event. An arrival names where its packet waits on the wire
+/// ([`LinkDir::take_arrival`]): events stay small (a timer's size), which every event's trip
+/// through the queue pays for.
+#[derive(Debug, Clone, Copy)]
 pub enum LinkEvent {
     /// The packet in service finished serialisation.
     TxDone,
     /// A packet reached the far end.
-    Arrive(Packet),
+    Arrive(OnWire),
 }
 
 /// The host that receives flow `flow`: flows are numbered UE by UE, `flows_per_ue` each, and
@@ -98,7 +100,8 @@ impl Net {
         self.routes[from as usize][dst as usize]
     }
 
-    /// Offer a packet to a link direction at `now`.
+    /// Offer a packet to a link direction at `now` (by reference: the direction copies it
+    /// once, into its queue).
     #[inline]
     pub fn send_on<E: From<(LinkId, Dir, LinkEvent)>>(
         &mut self,
@@ -107,18 +110,18 @@ impl Net {
         now: Time,
         link: LinkId,
         dir: Dir,
-        pkt: Packet,
+        pkt: &Packet,
     ) {
         let ld = &mut self.links[link as usize].dirs[dir as usize];
         match ld.enqueue(now, pkt) {
             Enqueued::StartedTx(done) => {
                 if let Some(c) = probe.capture.as_mut() {
-                    c.on_link(now, link, &pkt);
+                    c.on_link(now, link, pkt);
                 }
                 q.schedule(done, E::from((link, dir, LinkEvent::TxDone)))
             }
             Enqueued::Queued => self.trace_queue(probe, now, link, dir),
-            Enqueued::Dropped => probe.drop(now, &pkt),
+            Enqueued::Dropped => probe.drop(now, pkt),
         }
     }
 

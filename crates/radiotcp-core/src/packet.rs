@@ -1,6 +1,7 @@
-//! The packet that travels between nodes: small and `Copy`, so it rides inside events without
-//! allocation. It carries its destination host, never a position in a chain: a node forwards
-//! by looking the destination up in its routes (`net.rs`).
+//! The packet that travels between nodes: `Copy`, without allocation. It waits in a link
+//! direction's ring from its offer to its arrival (the arrival event names it, `link`), and
+//! nodes take it by reference. It carries its destination host, never a position in a chain: a
+//! node forwards by looking the destination up in its routes (`net.rs`).
 
 use crate::engine::Time;
 

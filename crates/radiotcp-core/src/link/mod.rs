@@ -57,6 +57,19 @@ pub struct DirStats {
     pub drops: [u64; 2],
 }
 
+/// Where a packet waits on the wire, between the end of its serialisation and its arrival at
+/// the far end: what its arrival event names, so that events carry no packet (a packet is
+/// 72 bytes and an event was moved four times between its scheduling and its handling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnWire {
+    /// Next in the direction's FIFO: arrivals keep the sending order (a constant delay, or a
+    /// delay process that forbids reordering), and the event queue pops arrivals of equal
+    /// time in scheduling order.
+    Next,
+    /// In this slot: the delay process may let a later packet overtake this one.
+    Slot(u32),
+}
+
 /// Outcome of offering a packet to a link direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Enqueued {
@@ -78,13 +91,23 @@ pub struct LinkDir {
     loss_rate: f64,
     limit_packets: usize,
     limit_bytes: Option<u64>,
-    queue: VecDeque<Packet>,
+    /// The direction's packets from their offer to their arrival, oldest first: the
+    /// `on_wire` ones on the wire (serialised, arriving in this order), then the one in
+    /// service if `busy`, then the waiting ones. One ring, so that a packet is written once
+    /// when offered and read once when it arrives: moved between a queue, a slot in service
+    /// and the wire, a 72-byte packet was copied several times more per hop.
+    fifo: VecDeque<Packet>,
+    on_wire: usize,
+    busy: bool,
+    /// Bytes of the waiting packets.
     queue_bytes: u64,
-    in_service: Option<Packet>,
     /// The serialisation time of the last packet size seen, (size, time): packets of one size
     /// follow each other (full segments, pure ACKs), and `tx_time`'s division and rounding
     /// up (a libm call on baseline x86-64) were a tenth of the cost of a wired hop.
     last_tx_time: (u32, Time),
+    /// Packets on the wire that may be overtaken ([`OnWire::Slot`]), and the free slots.
+    wire_slots: Vec<Option<Packet>>,
+    free_slots: Vec<u32>,
     rng: RngStream,
     tap: Option<Tap>,
     pub stats: DirStats,
@@ -96,8 +119,9 @@ impl std::fmt::Debug for LinkDir {
             .field("rate_bps", &self.rate_bps)
             .field("prop_delay", &self.prop_delay)
             .field("loss_rate", &self.loss_rate)
-            .field("queue_len", &self.queue.len())
-            .field("in_service", &self.in_service)
+            .field("queue_len", &self.queue_len())
+            .field("in_service", &self.in_service())
+            .field("on_wire", &self.on_wire())
             .field("tap", &self.tap.is_some())
             .field("stats", &self.stats)
             .finish()
@@ -124,10 +148,13 @@ impl LinkDir {
             loss_rate: p.loss_rate,
             limit_packets: p.limit_packets,
             limit_bytes: p.limit_bytes,
-            queue: VecDeque::new(),
+            fifo: VecDeque::new(),
+            on_wire: 0,
+            busy: false,
             queue_bytes: 0,
-            in_service: None,
             last_tx_time: (0, tx_time(0, p.rate_bps)),
+            wire_slots: Vec::new(),
+            free_slots: Vec::new(),
             rng,
             tap: None,
             stats: DirStats::default(),
@@ -142,12 +169,22 @@ impl LinkDir {
 
     /// The packet being serialised, if any.
     pub fn in_service(&self) -> Option<&Packet> {
-        self.in_service.as_ref()
+        if self.busy {
+            self.fifo.get(self.on_wire)
+        } else {
+            None
+        }
     }
 
     /// Packets waiting (not counting the one being serialised).
+    #[inline]
     pub fn queue_len(&self) -> usize {
-        self.queue.len()
+        self.fifo.len() - self.on_wire - self.busy as usize
+    }
+
+    /// Packets on the wire (serialised, not yet arrived).
+    pub fn on_wire(&self) -> usize {
+        self.on_wire + self.wire_slots.len() - self.free_slots.len()
     }
 
     pub fn prop_delay(&self) -> Time {
@@ -155,64 +192,109 @@ impl LinkDir {
     }
 
     fn admits(&self, size: u32) -> bool {
-        self.queue.len() < self.limit_packets
+        self.queue_len() < self.limit_packets
             && self
                 .limit_bytes
                 .is_none_or(|b| self.queue_bytes + size as u64 <= b)
     }
 
-    fn start_tx(&mut self, now: Time, p: Packet) -> Time {
-        if self.last_tx_time.0 != p.size {
-            self.last_tx_time = (p.size, tx_time(p.size, self.rate_bps));
+    /// Serialise a packet of `size` bytes from `now`: when it ends.
+    fn start_tx(&mut self, now: Time, size: u32) -> Time {
+        if self.last_tx_time.0 != size {
+            self.last_tx_time = (size, tx_time(size, self.rate_bps));
         }
-        self.in_service = Some(p);
+        self.busy = true;
         now + self.last_tx_time.1
     }
 
     /// Offer a packet at `now`.
-    pub fn enqueue(&mut self, now: Time, p: Packet) -> Enqueued {
+    pub fn enqueue(&mut self, now: Time, p: &Packet) -> Enqueued {
         if let Some(tap) = self.tap.as_mut() {
-            if tap(now, &p) {
+            if tap(now, p) {
                 return Enqueued::Dropped;
             }
         }
-        if self.in_service.is_none() {
-            return Enqueued::StartedTx(self.start_tx(now, p));
+        if !self.busy {
+            // Nothing waits behind an idle transmitter: the packet is the next to serialise.
+            let size = p.size;
+            self.fifo.push_back(*p);
+            return Enqueued::StartedTx(self.start_tx(now, size));
         }
         if !self.admits(p.size) {
             self.stats.drops[DropReason::QueueFull as usize] += 1;
             return Enqueued::Dropped;
         }
         self.queue_bytes += p.size as u64;
-        self.queue.push_back(p);
-        self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.queue.len() as u32);
+        self.fifo.push_back(*p);
+        self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.queue_len() as u32);
         Enqueued::Queued
     }
 
-    /// Serialisation of the packet in service ended at `now`. Returns the packet if it survives
-    /// the wire (it arrives at `now + prop_delay`) or the drop reason, and the time the next
-    /// serialisation ends, if one started.
+    /// Serialisation of the packet in service ended at `now`. A packet that survives the
+    /// wire stays on it until [`LinkDir::take_arrival`] (its arrival is the caller's to
+    /// schedule): in sending order when `in_order` (the caller's delay keeps it; the same
+    /// for every call), else in a slot. Returns where it waits, or the lost packet and why,
+    /// and the time the next serialisation ends, if one started.
     pub fn on_tx_done(
         &mut self,
         now: Time,
-    ) -> (Result<Packet, (Packet, DropReason)>, Option<Time>) {
-        let p = self
-            .in_service
-            .take()
-            .expect("tx-done event without a packet in service");
+        in_order: bool,
+    ) -> (Result<OnWire, (Packet, DropReason)>, Option<Time>) {
+        assert!(self.busy, "tx-done event without a packet in service");
+        let i = self.on_wire;
+        let size = self.fifo[i].size;
         self.stats.packets_sent += 1;
-        self.stats.bytes_sent += p.size as u64;
+        self.stats.bytes_sent += size as u64;
         let out = if self.rng.bernoulli(self.loss_rate) {
             self.stats.drops[DropReason::RandomLoss as usize] += 1;
+            let p = self.fifo.remove(i).expect("the packet in service");
             Err((p, DropReason::RandomLoss))
+        } else if in_order {
+            // It stays where it is: the packets before it are on the wire too.
+            self.on_wire += 1;
+            Ok(OnWire::Next)
         } else {
-            Ok(p)
+            // Arrivals in any order: nothing stays on the wire in the ring (`on_wire` is 0).
+            let p = self.fifo.remove(i).expect("the packet in service");
+            let slot = match self.free_slots.pop() {
+                Some(s) => {
+                    self.wire_slots[s as usize] = Some(p);
+                    s
+                }
+                None => {
+                    self.wire_slots.push(Some(p));
+                    self.wire_slots.len() as u32 - 1
+                }
+            };
+            Ok(OnWire::Slot(slot))
         };
-        let next = self.queue.pop_front().map(|n| {
-            self.queue_bytes -= n.size as u64;
-            self.start_tx(now, n)
-        });
+        self.busy = false;
+        let next = match self.fifo.get(self.on_wire) {
+            Some(n) => {
+                let size = n.size;
+                self.queue_bytes -= size as u64;
+                Some(self.start_tx(now, size))
+            }
+            None => None,
+        };
         (out, next)
+    }
+
+    /// The packet whose arrival event names `w` leaves the wire.
+    #[inline]
+    pub fn take_arrival(&mut self, w: OnWire) -> Packet {
+        match w {
+            OnWire::Next => {
+                debug_assert!(self.on_wire > 0, "an arrival with no packet on the wire");
+                self.on_wire -= 1;
+                self.fifo.pop_front()
+            }
+            OnWire::Slot(s) => {
+                self.free_slots.push(s);
+                self.wire_slots[s as usize].take()
+            }
+        }
+        .expect("an arrival event without its packet on the wire")
     }
 }
 
@@ -250,30 +332,72 @@ mod tests {
     fn idle_link_starts_serialising_at_once() {
         let mut d = dir(2, None, 0.0);
         // 1000 bytes at 8 kbit/s = 1 s.
-        assert_eq!(d.enqueue(0, pkt(0)), Enqueued::StartedTx(1_000_000_000));
+        assert_eq!(d.enqueue(0, &pkt(0)), Enqueued::StartedTx(1_000_000_000));
         assert_eq!(d.queue_len(), 0);
     }
 
     #[test]
     fn queue_limit_counts_waiting_packets_only() {
         let mut d = dir(2, None, 0.0);
-        d.enqueue(0, pkt(0));
-        assert_eq!(d.enqueue(0, pkt(1)), Enqueued::Queued);
-        assert_eq!(d.enqueue(0, pkt(2)), Enqueued::Queued);
-        assert_eq!(d.enqueue(0, pkt(3)), Enqueued::Dropped);
+        d.enqueue(0, &pkt(0));
+        assert_eq!(d.enqueue(0, &pkt(1)), Enqueued::Queued);
+        assert_eq!(d.enqueue(0, &pkt(2)), Enqueued::Queued);
+        assert_eq!(d.enqueue(0, &pkt(3)), Enqueued::Dropped);
         assert_eq!(d.stats.drops[DropReason::QueueFull as usize], 1);
-        let (out, next) = d.on_tx_done(1_000_000_000);
-        assert_eq!(out.unwrap().seq, 0);
+        let (out, next) = d.on_tx_done(1_000_000_000, true);
+        assert_eq!(d.take_arrival(out.unwrap()).seq, 0);
         assert_eq!(next, Some(2_000_000_000));
         assert_eq!(d.queue_len(), 1);
     }
 
     #[test]
+    fn packets_wait_on_the_wire_until_their_arrival() {
+        let mut d = dir(2, None, 0.0);
+        d.enqueue(0, &pkt(0));
+        d.enqueue(0, &pkt(1));
+        d.enqueue(0, &pkt(2));
+        // In order: each stays in the ring, and the queue counts only the waiting ones.
+        let (a, _) = d.on_tx_done(1_000_000_000, true);
+        let (b, _) = d.on_tx_done(2_000_000_000, true);
+        assert_eq!((a, b), (Ok(OnWire::Next), Ok(OnWire::Next)));
+        assert_eq!((d.on_wire(), d.queue_len()), (2, 0));
+        assert_eq!(d.in_service().map(|p| p.seq), Some(2));
+        assert_eq!(d.take_arrival(OnWire::Next).seq, 0);
+        assert_eq!(d.enqueue(2_500_000_000, &pkt(3)), Enqueued::Queued);
+        assert_eq!(d.take_arrival(OnWire::Next).seq, 1);
+        assert_eq!(d.on_wire(), 0);
+        let (next, _) = d.on_tx_done(3_000_000_000, true);
+        assert_eq!(d.take_arrival(next.unwrap()).seq, 2);
+        assert_eq!(d.in_service().map(|p| p.seq), Some(3));
+    }
+
+    #[test]
+    fn a_reordering_wire_hands_packets_out_by_slot() {
+        let mut d = dir(4, None, 0.0);
+        for i in 0..3 {
+            d.enqueue(0, &pkt(i));
+        }
+        let slots: Vec<OnWire> = (1..=3)
+            .map(|t| d.on_tx_done(t * 1_000_000_000, false).0.unwrap())
+            .collect();
+        assert_eq!(d.on_wire(), 3);
+        assert_eq!(d.take_arrival(slots[2]).seq, 2);
+        assert_eq!(d.take_arrival(slots[0]).seq, 0);
+        // A freed slot is reused.
+        d.enqueue(4_000_000_000, &pkt(3));
+        let again = d.on_tx_done(5_000_000_000, false).0.unwrap();
+        assert!(again == slots[0] || again == slots[2]);
+        assert_eq!(d.take_arrival(slots[1]).seq, 1);
+        assert_eq!(d.take_arrival(again).seq, 3);
+        assert_eq!(d.on_wire(), 0);
+    }
+
+    #[test]
     fn byte_limit_applies_with_packet_limit() {
         let mut d = dir(10, Some(1500), 0.0);
-        d.enqueue(0, pkt(0));
-        assert_eq!(d.enqueue(0, pkt(1)), Enqueued::Queued);
-        assert_eq!(d.enqueue(0, pkt(2)), Enqueued::Dropped, "2000 B > 1500 B");
+        d.enqueue(0, &pkt(0));
+        assert_eq!(d.enqueue(0, &pkt(1)), Enqueued::Queued);
+        assert_eq!(d.enqueue(0, &pkt(2)), Enqueued::Dropped, "2000 B > 1500 B");
     }
 
     #[test]
@@ -282,8 +406,8 @@ mod tests {
         let n = 50_000;
         let mut lost = 0;
         for i in 0..n {
-            d.enqueue(0, pkt(i));
-            if d.on_tx_done(0).0.is_err() {
+            d.enqueue(0, &pkt(i));
+            if d.on_tx_done(0, true).0.is_err() {
                 lost += 1;
             }
         }

@@ -193,12 +193,12 @@ impl Host {
         }
     }
 
-    pub fn receive(&mut self, ctx: &mut Ctx, pkt: Packet) {
+    pub fn receive(&mut self, ctx: &mut Ctx, pkt: &Packet) {
         debug_assert_eq!(pkt.dst, self.id, "routed to the wrong host");
         if let Some(c) = ctx.probe.capture.as_mut() {
-            c.at_host(ctx.now, self.id, &pkt);
+            c.at_host(ctx.now, self.id, pkt);
             if pkt.kind == PacketKind::Ack {
-                c.sender_got_ack(pkt.flow, &pkt);
+                c.sender_got_ack(pkt.flow, pkt);
             }
         }
         match pkt.kind {
@@ -299,7 +299,7 @@ impl Host {
         }
     }
 
-    fn deliver_data(&mut self, ctx: &mut Ctx, pkt: Packet) {
+    fn deliver_data(&mut self, ctx: &mut Ctx, pkt: &Packet) {
         let now = ctx.now;
         let measuring = now >= ctx.probe.measure_from;
         let i = self.index(pkt.flow);
@@ -315,7 +315,7 @@ impl Host {
         if f.receiver.has(pkt.seq, pkt.len) {
             f.duplicate_arrivals += 1;
         }
-        ctx.probe.on_arrival(now, &pkt);
+        ctx.probe.on_arrival(now, pkt);
         let ts = pkt.opt.ts.then(|| pkt.ts_val());
         let arrival = f.receiver.on_segment_ts(now, pkt.seq, pkt.len, ts);
         if measuring {

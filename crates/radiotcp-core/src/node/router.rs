@@ -61,7 +61,7 @@ impl Router {
         }
     }
 
-    pub fn receive(&mut self, ctx: &mut Ctx, pkt: Packet, from: Option<(LinkId, Dir)>) {
+    pub fn receive(&mut self, ctx: &mut Ctx, pkt: &Packet, from: Option<(LinkId, Dir)>) {
         let now = ctx.now;
         if let Some(b) = self.bs.as_mut().filter(|_| !pkt.opt.syn) {
             // The handshake passes the controller untouched: it paces and repairs the ACK
@@ -70,17 +70,17 @@ impl Router {
             // emulated UE's requests and uploads, and their ACKs, pass).
             if from == Some((b.link, Dir::Ack)) && pkt.kind == PacketKind::Ack {
                 // An ACK from the mobile host.
-                b.ctrl.on_ack(now, pkt);
+                b.ctrl.on_ack(now, *pkt);
                 self.bs_release(ctx);
                 return;
             }
-            let port = ctx.route(&pkt);
+            let port = ctx.route(pkt);
             if port == Port::Link(b.link, Dir::Data) && pkt.kind == PacketKind::Data {
-                match b.ctrl.on_data(now, pkt) {
+                match b.ctrl.on_data(now, *pkt) {
                     DataVerdict::Forward => ctx.send_on(port, pkt),
                     DataVerdict::Drop { reply } => {
                         // Already acknowledged by the MH: not forwarded (Zeng, case 3).
-                        ctx.probe.drop(now, &pkt);
+                        ctx.probe.drop(now, pkt);
                         if let Some(r) = reply {
                             ctx.send(r);
                         }
@@ -89,7 +89,7 @@ impl Router {
                 return;
             }
         }
-        ctx.send(pkt);
+        ctx.forward(pkt);
     }
 
     /// Send what the BS controller releases towards the fixed host and keep its txTimer in
