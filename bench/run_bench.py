@@ -522,7 +522,7 @@ RECIPE_SETS = {
     ],
     "IS-707 RLP": ["is707-awnd", "is707-16x", "is707-cycles"],
     "LTE uplink scarcity and the TCP/buffer ablation": ["lte-uplink", "lte-tcp-buffer"],
-    "NR cell: the ACK filters in 5G": ["nr-ack-filter"],
+    "NR cell: the ACK filters in 5G": ["nr-ack-filter", "nr-tcp-buffer"],
 }
 
 
