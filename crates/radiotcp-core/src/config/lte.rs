@@ -26,6 +26,22 @@ const PHR_PATHLOSS_CHANGE_DB: [f64; 3] = [1.0, 3.0, 6.0];
 /// TS 36.211 Table 6.7-1: OFDM symbols of the control region (more than 10 PRB).
 const CFIS: [u32; 3] = [1, 2, 3];
 
+/// The per-TTI (LTE) or per-slot (NR) caps on UEs with a DL assignment / an UL grant, under the
+/// caller's keys: 1..=1000, or unset.
+pub(crate) fn check_ue_caps(p: &mut Problems, caps: [(&str, Option<u32>); 2]) {
+    for (key, v) in caps {
+        if let Some(v) = v {
+            check(
+                (1..=1000).contains(&v),
+                key,
+                v,
+                "an integer in 1..=1000, or unset",
+            )
+            .note(p);
+        }
+    }
+}
+
 /// periodicPHR-Timer and prohibitPHR-Timer (TS 36.321 §5.4.6; NR's phr-PeriodicTimer and
 /// phr-ProhibitTimer take the same values in ms, TS 38.331), under the caller's keys and unit.
 pub(crate) fn check_phr_timers(
@@ -984,20 +1000,13 @@ impl LteConfig {
             "three non-increasing SINRs in [-50, 50] dB (levels 1, 2, 4; below: 8)",
         )
         .note(p);
-        for (key, v) in [
-            ("access.pdcch.max_dl_ues_per_tti", pd.max_dl_ues_per_tti),
-            ("access.pdcch.max_ul_ues_per_tti", pd.max_ul_ues_per_tti),
-        ] {
-            if let Some(v) = v {
-                check(
-                    (1..=1000).contains(&v),
-                    key,
-                    v,
-                    "an integer in 1..=1000, or unset",
-                )
-                .note(p);
-            }
-        }
+        check_ue_caps(
+            p,
+            [
+                ("access.pdcch.max_dl_ues_per_tti", pd.max_dl_ues_per_tti),
+                ("access.pdcch.max_ul_ues_per_tti", pd.max_ul_ues_per_tti),
+            ],
+        );
         let r = &self.rlc;
         timer_ms("access.rlc.t_poll_retransmit_ms", r.t_poll_retransmit_ms).note(p);
         timer_ms("access.rlc.t_reordering_ms", r.t_reordering_ms).note(p);

@@ -962,20 +962,13 @@ impl NrConfig {
             )
             .note(p);
         }
-        for (key, v) in [
-            ("access.pdcch.max_dl_ues_per_slot", pd.max_dl_ues_per_slot),
-            ("access.pdcch.max_ul_ues_per_slot", pd.max_ul_ues_per_slot),
-        ] {
-            if let Some(v) = v {
-                check(
-                    (1..=1000).contains(&v),
-                    key,
-                    v,
-                    "an integer in 1..=1000, or unset",
-                )
-                .note(p);
-            }
-        }
+        super::lte::check_ue_caps(
+            p,
+            [
+                ("access.pdcch.max_dl_ues_per_slot", pd.max_dl_ues_per_slot),
+                ("access.pdcch.max_ul_ues_per_slot", pd.max_ul_ues_per_slot),
+            ],
+        );
         let Some(duplex) = duplex else {
             return;
         };
