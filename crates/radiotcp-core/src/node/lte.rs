@@ -366,10 +366,8 @@ pub struct LteNode {
     neighbour_load: Option<f64>,
     load_iot: bool,
     ul_load_ewma: f64,
-    /// PUSCH PRBs (the carrier less the PUCCH region).
-    pusch_prb: u32,
-    /// CCEs per sector and TTI (`u32::MAX`: no PDCCH budget), the UE caps, the order.
-    cce_total: u32,
+    /// The UE caps per sector and TTI, the order of DCIs (the CCE budget, PUSCH PRBs and
+    /// per-block MAC header are the RAT's: `rat`).
     max_dl_ues: u32,
     max_ul_ues: u32,
     ul_first: bool,
@@ -379,7 +377,6 @@ pub struct LteNode {
     ideal_bsr: bool,
     sr_grant_delay: u64,
     sr_grant_bytes: u32,
-    mac_header: u32,
     /// PDCP header + one LI: what an SDU adds in the DL scheduler's estimate.
     per_sdu: u32,
     segment_bytes: u32,
@@ -649,8 +646,6 @@ impl LteNode {
             neighbour_load: u.neighbour_load,
             load_iot,
             ul_load_ewma: 0.0,
-            pusch_prb,
-            cce_total: rat.cce_total,
             max_dl_ues: pd.max_dl_ues_per_tti.unwrap_or(u32::MAX),
             max_ul_ues: pd.max_ul_ues_per_tti.unwrap_or(u32::MAX),
             ul_first: pd.priority == config::DciPriorityKind::UlFirst,
@@ -659,7 +654,6 @@ impl LteNode {
             ideal_bsr: c.uplink.bsr == config::BsrKind::Ideal,
             sr_grant_delay: c.uplink.sr_grant_delay_tti as u64,
             sr_grant_bytes: c.uplink.sr_grant_bytes,
-            mac_header: rat.mac_header,
             // What a full-size SDU adds (LTE: its PDCP header and one LI).
             per_sdu: (rat.rlc.sdu_cost(cfg.tcp.packet_size_bytes)
                 - u64::from(cfg.tcp.packet_size_bytes)) as u32,
@@ -865,7 +859,7 @@ impl LteNode {
         self.rings.feedback[slot(n)] = list;
         // A slot without downlink symbols carries no PDCCH.
         let dl_slot = self.rat.duplex.has_dl(n);
-        let cces = if dl_slot { self.cce_total } else { 0 };
+        let cces = if dl_slot { self.rat.cce_total } else { 0 };
         for sec in &mut self.sectors {
             sec.cce_left = cces;
             sec.dl_ues = 0;
@@ -952,12 +946,12 @@ impl LteNode {
         for sec in self.sectors.iter().filter(|s| s.has_ues) {
             used += u64::from(sec.ul_prb_now);
             if pusch {
-                avail += u64::from(self.pusch_prb);
+                avail += u64::from(self.rat.pusch_prb);
             }
             if measuring {
-                if self.cce_total != u32::MAX && pdcch {
-                    self.cst.cce_used += u64::from(self.cce_total - sec.cce_left);
-                    self.cst.cce_avail += u64::from(self.cce_total);
+                if self.rat.cce_total != u32::MAX && pdcch {
+                    self.cst.cce_used += u64::from(self.rat.cce_total - sec.cce_left);
+                    self.cst.cce_avail += u64::from(self.rat.cce_total);
                 }
                 self.cst.iot_db_sum += lin_to_db(sec.iot_lin);
                 self.cst.iot_n += 1;
@@ -1175,7 +1169,7 @@ impl LteNode {
         let mut k = 0;
         while k < active.len() {
             let u = active[k];
-            let backlog = self.ues[u as usize].dl_backlog(self.per_sdu, self.mac_header);
+            let backlog = self.ues[u as usize].dl_backlog(self.per_sdu, self.rat.mac_header);
             if backlog == 0 {
                 self.ues[u as usize].in_dl_active = false;
                 active.remove(k);
@@ -1276,7 +1270,7 @@ impl LteNode {
     fn send_dl(&mut self, ctx: &mut Ctx, n: u64, a: Allocation, mcs: u8) {
         let now = ctx.now;
         let u = a.ue;
-        let room = a.tbs.saturating_sub(self.mac_header);
+        let room = a.tbs.saturating_sub(self.rat.mac_header);
         let ue = &mut self.ues[u as usize];
         // What the RLC will need, kept up to date as SDUs move in (each adds its octets, its
         // PDCP header and at most one LI) instead of asking the entity every time.
@@ -1341,7 +1335,7 @@ impl LteNode {
         let now = ctx.now;
         let u = a.ue;
         let ue = &mut self.ues[u as usize];
-        let mut room = a.tbs.saturating_sub(self.mac_header + SHORT_BSR_BYTES);
+        let mut room = a.tbs.saturating_sub(self.rat.mac_header + SHORT_BSR_BYTES);
         // A PHR ranks after the BSR and before data (36.321 §5.4.3.1); it reports the
         // headroom of this block (36.213 §5.1.1.2).
         let pl_db = ue.pl_db;
@@ -1461,7 +1455,7 @@ impl LteNode {
         // gNB cannot know).
         let cg_prb = self.rat.configured_grant.as_ref().map_or(0, |cg| {
             let phase = (target % cg.period) as usize;
-            (self.cg_by_phase[sec][phase].len() as u32 * cg.n_prb).min(self.pusch_prb)
+            (self.cg_by_phase[sec][phase].len() as u32 * cg.n_prb).min(self.rat.pusch_prb)
         });
         reserved += cg_prb;
         self.cands.clear();
@@ -1551,7 +1545,7 @@ impl LteNode {
     /// the configured one, §5.8.2) builds its block now, as for a dynamic grant, without SR
     /// or DCI.
     fn configured_grants(&mut self, ctx: &mut Ctx, n: u64, target: u64, sec: usize) {
-        let Some(cg) = self.rat.configured_grant.clone() else {
+        let Some(cg) = self.rat.configured_grant else {
             return;
         };
         let phase = (target % cg.period) as usize;
@@ -1681,11 +1675,11 @@ impl LteNode {
         let new_ul: u64 = self.ues.iter().map(|u| u.st.ul_new_tbs).sum();
         let c = &self.cst;
         cell.ul_power_limited_fraction = ratio(limited, new_ul);
-        cell.pusch_prb = self.pusch_prb;
-        cell.pdcch_cces = if self.cce_total == u32::MAX {
+        cell.pusch_prb = self.rat.pusch_prb;
+        cell.pdcch_cces = if self.rat.cce_total == u32::MAX {
             0
         } else {
-            self.cce_total
+            self.rat.cce_total
         };
         cell.ul_prb_utilization = ratio(c.ul_prb_used, c.ul_prb_avail);
         cell.pdcch_cce_utilization = ratio(c.cce_used, c.cce_avail);

@@ -10,7 +10,6 @@
 use std::sync::Arc;
 
 use crate::engine::Time;
-use crate::error::ParamError;
 
 use super::lte::amc::{bler_sigma_db, q_function, CQI_BLER_SIGMA_DB, CQI_EFFICIENCY};
 use super::lte::amc::{CQI_SINR_10PCT_DB, MCS_SINR_10PCT_DB, Z_90};
@@ -75,7 +74,7 @@ pub struct Rat {
 
 /// Periodic PUSCH occasions without SR or DCI (type 1: RRC-configured; type 2: activated by
 /// one DCI), each UE its own phase.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ConfiguredGrant {
     /// Period, slots.
     pub period: u64,
@@ -298,19 +297,6 @@ impl LinkCurves {
     /// Highest MCS.
     pub fn max_mcs(&self) -> u8 {
         (self.threshold_db.len() - 1) as u8
-    }
-}
-
-/// Checks a table covers a carrier.
-pub fn check_prbs(table: &TbsTable, n_prb: u32) -> Result<(), ParamError> {
-    if n_prb <= table.n_prb() {
-        Ok(())
-    } else {
-        Err(ParamError::new(
-            "n_prb",
-            n_prb,
-            format!("at most {}", table.n_prb()),
-        ))
     }
 }
 
