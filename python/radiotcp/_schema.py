@@ -1404,6 +1404,34 @@ class NrTimingConfig(Table):
         return t
 
 
+class NrHarqConfig(Table):
+    """NrHarqConfig"""
+
+    __slots__ = (
+        "max_tx",
+        "processes",
+        "adaptive",
+    )
+
+    # Transmissions of a block before HARQ gives up.
+    max_tx: int
+    # HARQ processes per UE and link (TS 38.331: up to 16).
+    processes: int
+    # Adaptive retransmissions (TS 38.214 §5.1.3.1, §6.1.4.1): each retransmission keeps its TBS but
+    # takes the PRBs that carry it at the UE's current MCS; false: the first transmission's PRBs.
+    # Either way a retransmission needs a DCI and waits for the next slot when the CORESET or the
+    # PRBs are short.
+    adaptive: bool
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> NrHarqConfig:
+        t = cls.__new__(cls)
+        t.max_tx = d["max_tx"]
+        t.processes = d["processes"]
+        t.adaptive = d["adaptive"]
+        return t
+
+
 class NrFadingConfig(Table):
     """NrFadingConfig"""
 
@@ -1751,7 +1779,7 @@ class NrConfig(Table):
     # Slot offsets of scheduling and feedback.
     timing: NrTimingConfig
     # HARQ.
-    harq: LteHarqConfig
+    harq: NrHarqConfig
     # The drop (the LTE cell's keys).
     cell: LteCellConfig
     # Fast fading, sampled once per slot.
@@ -1789,7 +1817,7 @@ class NrConfig(Table):
         t.olla_step_db = d["olla_step_db"]
         t.pf_time_constant_slots = d["pf_time_constant_slots"]
         t.timing = NrTimingConfig.from_dict(d["timing"])
-        t.harq = LteHarqConfig.from_dict(d["harq"])
+        t.harq = NrHarqConfig.from_dict(d["harq"])
         t.cell = LteCellConfig.from_dict(d["cell"])
         t.fading = NrFadingConfig.from_dict(d["fading"])
         t.uplink = NrUplinkConfig.from_dict(d["uplink"])

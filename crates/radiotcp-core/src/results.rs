@@ -549,6 +549,13 @@ pub struct NrExtraStats {
     /// Configured-grant occasions (per UE and occasion) and the blocks sent on them.
     pub configured_grant_occasions: u64,
     pub configured_grant_blocks: u64,
+    /// HARQ retransmissions that waited for a later slot (no DCI or PRBs at their time).
+    pub dl_harq_retx_postponed: u64,
+    pub ul_harq_retx_postponed: u64,
+    /// Uplink retransmissions' DCIs (NR has no PHICH; also counted in `ul_dcis`).
+    pub ul_retx_dcis: u64,
+    /// Adaptive retransmissions on a width other than their previous transmission's.
+    pub harq_retx_resized: u64,
 }
 
 impl AccessStats {

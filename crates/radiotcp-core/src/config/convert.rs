@@ -15,7 +15,7 @@ use std::sync::Arc;
 use crate::engine::{millis, RngStream, Time, NS_PER_MS};
 use crate::link::{Dir, LinkDirParams};
 use crate::queue::{Aqm, BufferDiscipline, Codel, Pie, Red, Sbd};
-use crate::radio::cell::{LinkCurves, Rat, TbsTable};
+use crate::radio::cell::{HarqMode, LinkCurves, Rat, TbsTable};
 use crate::radio::channel::{ChannelModel, MarkovParams};
 use crate::radio::lte::fading::{doppler_hz, FadingModel};
 use crate::radio::lte::geometry::CellParams;
@@ -302,6 +302,7 @@ impl LteConfig {
             },
             rlc: self.rlc_params(),
             mac_header: self.rlc.mac_header_bytes,
+            harq: HarqMode::default(),
         }
     }
 

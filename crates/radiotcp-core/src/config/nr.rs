@@ -18,7 +18,7 @@ use super::{
     LTE_SECTOR_KBPS,
 };
 use crate::error::{ConfigError, ParamError};
-use crate::radio::cell::{ConfiguredGrant, LinkCurves, NrTbs, Rat, TbsTable};
+use crate::radio::cell::{ConfiguredGrant, HarqMode, LinkCurves, NrTbs, Rat, TbsTable};
 use crate::radio::lte::fading::{doppler_hz, FadingModel};
 use crate::radio::lte::geometry::{CellParams, PRB_HZ};
 use crate::radio::lte::rlc::RlcMode;
@@ -107,7 +107,7 @@ pub struct NrConfig {
     /// Slot offsets of scheduling and feedback.
     pub timing: NrTimingConfig,
     /// HARQ.
-    pub harq: LteHarqConfig,
+    pub harq: NrHarqConfig,
     /// The drop (the LTE cell's keys).
     pub cell: LteCellConfig,
     /// Fast fading, sampled once per slot.
@@ -138,6 +138,30 @@ pub struct NrTimingConfig {
     pub k2: u32,
     /// Slots the gNB needs from a PUSCH or a HARQ NACK to the retransmission's DCI.
     pub gnb_processing_slots: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct NrHarqConfig {
+    /// Transmissions of a block before HARQ gives up.
+    pub max_tx: u32,
+    /// HARQ processes per UE and link (TS 38.331: up to 16).
+    pub processes: u32,
+    /// Adaptive retransmissions (TS 38.214 §5.1.3.1, §6.1.4.1): each retransmission keeps its
+    /// TBS but takes the PRBs that carry it at the UE's current MCS; false: the first
+    /// transmission's PRBs. Either way a retransmission needs a DCI and waits for the next
+    /// slot when the CORESET or the PRBs are short.
+    pub adaptive: bool,
+}
+
+impl Default for NrHarqConfig {
+    fn default() -> Self {
+        Self {
+            max_tx: 4,
+            processes: 16,
+            adaptive: true,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -347,10 +371,7 @@ impl Default for NrConfig {
             olla_step_db: 0.1,
             pf_time_constant_slots: 200.0,
             timing: NrTimingConfig::default(),
-            harq: LteHarqConfig {
-                max_tx: 4,
-                processes: 16,
-            },
+            harq: NrHarqConfig::default(),
             cell: LteCellConfig::default(),
             fading: NrFadingConfig::default(),
             uplink: NrUplinkConfig::default(),
@@ -543,7 +564,10 @@ impl NrConfig {
                 sinusoids: self.fading.sinusoids,
                 ..lte.fading.clone()
             },
-            harq: self.harq.clone(),
+            harq: LteHarqConfig {
+                max_tx: self.harq.max_tx,
+                processes: self.harq.processes,
+            },
             uplink: LteUplinkConfig {
                 scheduler: u.scheduler,
                 bsr: u.bsr,
@@ -712,6 +736,10 @@ impl NrConfig {
             sr_offsets,
             rlc: self.rlc.entity().params().expect("validated"),
             mac_header: 0,
+            harq: HarqMode {
+                dci_every_retx: true,
+                adaptive: self.harq.adaptive,
+            },
         }
     }
 

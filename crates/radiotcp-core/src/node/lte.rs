@@ -95,8 +95,14 @@ struct Tb {
     ue: u32,
     chunks: Vec<Chunk>,
     mcs: u8,
+    /// PRBs of its current transmission (an adaptive retransmission may change them).
     n_prb: u32,
-    /// Σ linear SINR over its transmissions (Chase combining, lte-cell.md §2.4).
+    /// Resource elements of its first and of its current transmission (`TbsTable::
+    /// re_per_prb` units); they differ only for NR retransmissions.
+    re_first: u32,
+    re: u32,
+    /// Σ linear SINR over its transmissions (Chase combining, lte-cell.md §2.4), each
+    /// weighted by its resource elements over the first's.
     sinr_sum: f64,
     /// The last transmission was decoded.
     decoded: bool,
@@ -120,7 +126,7 @@ struct TbPool {
 }
 
 impl TbPool {
-    fn alloc(&mut self, ue: u32, mcs: u8, n_prb: u32, bytes: u32) -> u32 {
+    fn alloc(&mut self, ue: u32, mcs: u8, n_prb: u32, re: u32, bytes: u32) -> u32 {
         let i = self.free.pop().unwrap_or_else(|| {
             self.tbs.push(Tb::default());
             (self.tbs.len() - 1) as u32
@@ -130,6 +136,8 @@ impl TbPool {
         tb.chunks.clear();
         tb.mcs = mcs;
         tb.n_prb = n_prb;
+        tb.re_first = re;
+        tb.re = re;
         tb.sinr_sum = 0.0;
         tb.decoded = false;
         tb.bsr = None;
@@ -866,13 +874,22 @@ impl LteNode {
             sec.ul_ues = 0;
             sec.ul_prb_now = 0;
         }
-        // HARQ retransmissions due now, both links (they keep their PRBs and MCS). A DL one
-        // needs an assignment (asynchronous, adaptive HARQ): its DCI goes first; a UL one is
-        // non-adaptive, triggered on PHICH, and needs none.
+        // HARQ retransmissions due now, both links (LTE: they keep their PRBs and MCS). A DL
+        // one needs an assignment (asynchronous, adaptive HARQ): its DCI goes first; a UL one
+        // is non-adaptive, triggered on PHICH, and needs none. NR (`rat.harq`): a DL one
+        // waits when its DCI or PRBs do not fit, and may change its width; a UL one had its
+        // DCI with the grants (`ul_retx_dcis`).
         let mut list = std::mem::take(&mut self.rings.retx[slot(n)]);
         let mut dl_reserved = [0u32; SECTORS_PER_SITE];
+        let measuring = now >= ctx.probe.measure_from;
         self.dl_retx_now.clear();
         for &(link, u, pid) in &list {
+            if link == Link::Dl
+                && self.rat.harq.dci_every_retx
+                && !self.nr_dl_retx_fits(n, u, pid, &mut dl_reserved, measuring)
+            {
+                continue;
+            }
             let ue = &mut self.ues[u as usize];
             let harq = match link {
                 Link::Dl => &mut ue.dl_harq,
@@ -883,7 +900,9 @@ impl LteNode {
                 .block(pid as usize)
                 .expect("a retransmitted process holds a block");
             if link == Link::Dl {
-                dl_reserved[ue.sector] += self.pool.tbs[idx as usize].n_prb;
+                if !self.rat.harq.dci_every_retx {
+                    dl_reserved[ue.sector] += self.pool.tbs[idx as usize].n_prb;
+                }
                 self.dl_retx_now.push(u);
                 let sector = &mut self.sectors[ue.sector];
                 sector.cce_left = sector.cce_left.saturating_sub(u32::from(ue.al));
@@ -894,6 +913,15 @@ impl LteNode {
         }
         list.clear();
         self.rings.retx[slot(n)] = list;
+        if self.rat.harq.dci_every_retx && dl_slot {
+            // Uplink retransmissions' DCIs, before any new data's (either link).
+            let mut targets = std::mem::take(&mut self.targets);
+            self.rat.ul_targets(n, &mut targets);
+            for &target in &targets {
+                self.ul_retx_dcis(n, target, measuring);
+            }
+            self.targets = targets;
+        }
         if self.ul_first {
             self.pusch(n);
             self.grants(ctx, n, dl_slot);
@@ -909,6 +937,122 @@ impl LteNode {
         }
         self.run_macs(n);
         self.end_tti(n, now >= ctx.probe.measure_from);
+    }
+
+    /// The width of UE `u`'s retransmission of `idx` on `link` at slot `n`: its first PRBs, or
+    /// (adaptive HARQ) the fewest that carry its TBS at the UE's MCS now, at most `limit`.
+    fn retx_width(&mut self, n: u64, link: Link, u: u32, idx: u32, limit: u32) -> u32 {
+        let tb = &self.pool.tbs[idx as usize];
+        let (bytes, now_prb) = (tb.bytes, tb.n_prb);
+        if !self.rat.harq.adaptive {
+            return now_prb;
+        }
+        let (kind, width) = match link {
+            Link::Dl => (TbKind::Dl, 1),
+            Link::Ul => (TbKind::Ul, now_prb),
+        };
+        let mcs = self.mcs(n, link, u, width);
+        // Even the whole band too few at the MCS now: the whole band, at a code rate above
+        // the MCS's (its energy still counts in proportion).
+        self.rat
+            .tbs
+            .prbs_for(kind, mcs, bytes, limit)
+            .unwrap_or(limit)
+    }
+
+    /// NR: whether UE `u`'s downlink retransmission on process `pid`, due at `n`, gets its
+    /// DCI and PRBs now (then they are taken and its width set); if not, it moves to the next
+    /// full downlink slot.
+    fn nr_dl_retx_fits(
+        &mut self,
+        n: u64,
+        u: u32,
+        pid: u8,
+        reserved: &mut [u32; SECTORS_PER_SITE],
+        measuring: bool,
+    ) -> bool {
+        let ue = &self.ues[u as usize];
+        let (sec, al) = (ue.sector, u32::from(ue.al));
+        let idx = *ue
+            .dl_harq
+            .block(pid as usize)
+            .expect("a retransmitted process holds a block");
+        let width = self.retx_width(n, Link::Dl, u, idx, self.rat.n_prb);
+        let sector = &self.sectors[sec];
+        if sector.cce_left >= al
+            && sector.dl_ues < self.max_dl_ues
+            && reserved[sec] + width <= self.rat.n_prb
+        {
+            reserved[sec] += width;
+            let tb = &mut self.pool.tbs[idx as usize];
+            if measuring && width != tb.n_prb {
+                self.nr_st.harq_retx_resized += 1;
+            }
+            // Retransmissions go in full downlink slots only.
+            tb.n_prb = width;
+            tb.re = width * self.rat.tbs.re_per_prb(TbKind::Dl);
+            return true;
+        }
+        let to = self.rat.duplex.next_full_dl(n + 1);
+        self.ues[u as usize].dl_harq.postpone(pid as usize, n, to);
+        self.rings.retx[slot(to)].push((Link::Dl, u, pid));
+        if measuring {
+            self.nr_st.dl_harq_retx_postponed += 1;
+        }
+        false
+    }
+
+    /// NR: the DCIs of the uplink retransmissions at PUSCH slot `target`, issued at `n` (no
+    /// PHICH: each needs one, TS 38.213 §9.1; 38.321 §5.4.2.1). One without a DCI or PRBs
+    /// left in its sector moves to the next PUSCH slot; one that fits has its width set, and
+    /// `uplink_grants` reserves it as LTE's.
+    fn ul_retx_dcis(&mut self, n: u64, target: u64, measuring: bool) {
+        let mut list = std::mem::take(&mut self.rings.retx[slot(target)]);
+        let mut reserved = [0u32; SECTORS_PER_SITE];
+        let mut k = 0;
+        while k < list.len() {
+            let (link, u, pid) = list[k];
+            if link != Link::Ul {
+                k += 1;
+                continue;
+            }
+            let ue = &self.ues[u as usize];
+            let (sec, al) = (ue.sector, u32::from(ue.al));
+            let idx = *ue
+                .ul_harq
+                .block(pid as usize)
+                .expect("a pending retransmission");
+            let width = self.retx_width(n, Link::Ul, u, idx, self.rat.pusch_prb);
+            let sector = &mut self.sectors[sec];
+            if sector.cce_left >= al
+                && sector.ul_ues < self.max_ul_ues
+                && reserved[sec] + width <= self.rat.pusch_prb
+            {
+                sector.cce_left -= al;
+                sector.ul_ues += 1;
+                self.cst.ul_dcis += 1;
+                reserved[sec] += width;
+                let tb = &mut self.pool.tbs[idx as usize];
+                if measuring {
+                    self.nr_st.ul_retx_dcis += 1;
+                    self.nr_st.harq_retx_resized += u64::from(width != tb.n_prb);
+                }
+                tb.n_prb = width;
+                tb.re = width * self.rat.tbs.re_per_prb(TbKind::Ul);
+                k += 1;
+                continue;
+            }
+            let to = self.rat.duplex.next_pusch(target + 1);
+            self.ues[u as usize]
+                .ul_harq
+                .postpone(pid as usize, target, to);
+            self.rings.retx[slot(to)].push((link, u, pid));
+            list.remove(k);
+            if measuring {
+                self.nr_st.ul_harq_retx_postponed += 1;
+            }
+        }
+        self.rings.retx[slot(target)] = list;
     }
 
     /// The SRs answered now make their UEs uplink candidates; in a downlink slot, the grants
@@ -992,9 +1136,17 @@ impl LteNode {
             mean_lin *= (ue.ul_h / f64::from(tb.n_prb)).min(1.0) / sector.iot_lin;
         }
         tb.tx += 1;
-        tb.sinr_sum += mean_lin * gain;
+        let mut sinr = mean_lin * gain;
+        if tb.re != tb.re_first {
+            // A retransmission on other resource elements (NR: another width, or a special
+            // slot's block in a full slot) brings its energy in proportion to them: the
+            // block's energy per information bit (a power-limited UE's per-PRB SINR above
+            // already spreads its power).
+            sinr *= f64::from(tb.re) / f64::from(tb.re_first);
+        }
+        tb.sinr_sum += sinr;
         // Chase combining: the k-th transmission is decoded at the summed SINR (lte-cell.md
-        // §2.4); BLER from the AWGN curve of its MCS.
+        // §2.4); BLER from the AWGN curve of its first MCS.
         let bler = self.rat.curves[link as usize].bler(tb.mcs, lin_to_db(tb.sinr_sum));
         tb.decoded = rng.uniform() >= bler;
         match link {
@@ -1290,7 +1442,13 @@ impl LteNode {
             need += self.rat.rlc.sdu_cost(pkt.size);
             ue.enb_rlc.offer_sdu(now, pkt);
         }
-        let idx = self.pool.alloc(u, mcs, a.n_prb, a.tbs);
+        let kind = if self.rat.duplex.has_full_dl(n) {
+            TbKind::Dl
+        } else {
+            TbKind::DlSpecial
+        };
+        let re = a.n_prb * self.rat.tbs.re_per_prb(kind);
+        let idx = self.pool.alloc(u, mcs, a.n_prb, re, a.tbs);
         let tb = &mut self.pool.tbs[idx as usize];
         tb.built = n;
         ue.enb_rlc
@@ -1361,7 +1519,8 @@ impl LteNode {
             need += self.rat.rlc.sdu_cost(p.size);
             ue.ue_rlc.offer_sdu(now, p);
         }
-        let idx = self.pool.alloc(u, mcs, a.n_prb, a.tbs);
+        let re = a.n_prb * self.rat.tbs.re_per_prb(TbKind::Ul);
+        let idx = self.pool.alloc(u, mcs, a.n_prb, re, a.tbs);
         let tb = &mut self.pool.tbs[idx as usize];
         // The BSR counts what is left after this block and the ones built before it.
         tb.built = target;

@@ -70,6 +70,23 @@ pub struct Rat {
     /// MAC header octets per transport block outside the RLC's accounting (LTE: one
     /// subheader; NR: 0, its subheaders are per RLC PDU, inside `rlc`).
     pub mac_header: u32,
+    /// How retransmissions are scheduled.
+    pub harq: HarqMode,
+}
+
+/// How HARQ retransmissions are scheduled. The default is LTE's (model-specs §4.1): a
+/// downlink retransmission always goes at its time with its first PRBs and MCS (its DCI is
+/// charged, even beyond the CORESET), an uplink one is triggered on the PHICH and needs no DCI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HarqMode {
+    /// Every retransmission, in either link, needs a DCI (NR has no PHICH, TS 38.213 §9.1)
+    /// and waits for the next slot its link can use when the CORESET's CCEs or the PRBs are
+    /// short (asynchronous HARQ, TS 38.321 §5.3.2, §5.4.2).
+    pub dci_every_retx: bool,
+    /// A retransmission keeps its TBS but takes the PRBs that carry it at the UE's current
+    /// MCS (NR: MCS 29-31 of the 64QAM table and 28-31 of the 256QAM table signal the
+    /// modulation alone and the TBS comes from the first DCI, TS 38.214 §5.1.3.1, §6.1.4.1).
+    pub adaptive: bool,
 }
 
 /// Periodic PUSCH occasions without SR or DCI (type 1: RRC-configured; type 2: activated by
@@ -122,6 +139,9 @@ pub struct TbsTable {
     /// PUSCH sizes restricted to 2^a 3^b 5^c PRBs (LTE's SC-FDMA, TS 36.211 §5.3.3; NR's
     /// CP-OFDM PUSCH has no such rule).
     ul_prb_rule: bool,
+    /// Resource elements per PRB of each kind (NR's N'_RE, TS 38.214 §5.1.3.2; LTE: 1, only
+    /// ratios within a kind are used): what a retransmission's energy is counted in.
+    re_per_prb: [u32; KINDS],
     octets: Vec<u32>,
 }
 
@@ -130,6 +150,7 @@ impl TbsTable {
         n_prb: u32,
         max_mcs: [u8; KINDS],
         ul_prb_rule: bool,
+        re_per_prb: [u32; KINDS],
         f: impl Fn(TbKind, u8, u32) -> u32,
     ) -> Self {
         let mut octets = vec![0; KINDS * MCS_COUNT * (n_prb as usize + 1)];
@@ -148,13 +169,14 @@ impl TbsTable {
             n_prb,
             max_mcs,
             ul_prb_rule,
+            re_per_prb,
             octets,
         }
     }
 
     /// LTE, TS 36.213 §7.1.7: up to `n_prb` PRBs (the larger of the two carriers).
     pub fn lte(n_prb: u32) -> Self {
-        Self::build(n_prb, [28; KINDS], true, |kind, m, n| {
+        Self::build(n_prb, [28; KINDS], true, [1; KINDS], |kind, m, n| {
             let ch = if kind == TbKind::Ul {
                 Channel::Pusch
             } else {
@@ -171,7 +193,8 @@ impl TbsTable {
             ul.table.max_mcs(),
             dl_special.table.max_mcs(),
         ];
-        Self::build(n_prb, max_mcs, false, |kind, m, n| {
+        let re = [dl.re.n_re(1), ul.re.n_re(1), dl_special.re.n_re(1)];
+        Self::build(n_prb, max_mcs, false, re, |kind, m, n| {
             let t = match kind {
                 TbKind::Dl => dl,
                 TbKind::Ul => ul,
@@ -187,6 +210,25 @@ impl TbsTable {
         debug_assert!(mcs <= self.max_mcs[kind as usize] && n <= self.n_prb);
         self.octets
             [(kind as usize * MCS_COUNT + mcs as usize) * (self.n_prb as usize + 1) + n as usize]
+    }
+
+    /// The fewest PRBs, at most `limit`, whose block of `kind` at `mcs` holds `bytes` (an
+    /// adaptive retransmission's width); `None` if even `limit` PRBs are too few. Block sizes
+    /// grow with the PRBs (more resource elements, TS 36.213 §7.1.7 / TS 38.214 §5.1.3.2), so
+    /// a binary search. LTE's PUSCH width rule is not applied (adaptive retransmissions are
+    /// NR's).
+    pub fn prbs_for(&self, kind: TbKind, mcs: u8, bytes: u32, limit: u32) -> Option<u32> {
+        let limit = limit.min(self.n_prb);
+        let row = (kind as usize * MCS_COUNT + mcs as usize) * (self.n_prb as usize + 1);
+        let sizes = &self.octets[row + 1..=row + limit as usize];
+        let n = sizes.partition_point(|&o| o < bytes) as u32 + 1;
+        (n <= limit).then_some(n)
+    }
+
+    /// Resource elements per PRB of a block of `kind` (LTE: 1).
+    #[inline]
+    pub fn re_per_prb(&self, kind: TbKind) -> u32 {
+        self.re_per_prb[kind as usize]
     }
 
     /// PRBs the table covers.
@@ -373,5 +415,48 @@ mod tests {
             t.octets(TbKind::Dl, 27, 273),
             nr_tbs::tbs_for_mcs(McsTable::Qam64, 27, 273, re, 1).unwrap() / 8
         );
+    }
+
+    #[test]
+    fn prbs_for_is_the_fewest_prbs_holding_the_block() {
+        let t = TbsTable::lte(100);
+        for kind in [TbKind::Dl, TbKind::Ul] {
+            for mcs in [0u8, 9, 17, 28] {
+                for bytes in [1u32, 100, 777, 3000] {
+                    // Direct scan: the first width whose block holds `bytes`.
+                    let scan = (1..=100).find(|&n| t.octets(kind, mcs, n) >= bytes);
+                    assert_eq!(
+                        t.prbs_for(kind, mcs, bytes, 100),
+                        scan,
+                        "{kind:?} {mcs} {bytes}"
+                    );
+                    if let Some(n) = scan {
+                        assert_eq!(t.prbs_for(kind, mcs, bytes, n), Some(n));
+                        if n > 1 {
+                            assert_eq!(t.prbs_for(kind, mcs, bytes, n - 1), None);
+                        }
+                    }
+                }
+            }
+        }
+        // A block's own width at its own MCS holds it.
+        let b = t.octets(TbKind::Dl, 12, 37);
+        assert!(t.prbs_for(TbKind::Dl, 12, b, 100).unwrap() <= 37);
+        // The search assumes sizes grow with the width: true of NR's tables too.
+        let k = NrTbs {
+            table: McsTable::Qam256,
+            re: ReBudget {
+                symbols: 14,
+                dmrs: 12,
+                overhead: 0,
+            },
+            layers: 1,
+        };
+        let nr = TbsTable::nr(273, k, k, k);
+        for m in 0..=27 {
+            for n in 1..273 {
+                assert!(nr.octets(TbKind::Dl, m, n) <= nr.octets(TbKind::Dl, m, n + 1));
+            }
+        }
     }
 }

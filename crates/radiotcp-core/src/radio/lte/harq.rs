@@ -86,6 +86,8 @@ pub struct HarqStats {
     pub retransmissions: u64,
     pub delivered: u64,
     pub given_up: u64,
+    /// Retransmissions moved to a later TTI (no DCI or PRBs at their time).
+    pub postponed: u64,
 }
 
 /// The HARQ processes of one UE in one direction.
@@ -164,6 +166,20 @@ impl<T: Clone> Harq<T> {
         self.stats.retransmissions += 1;
     }
 
+    /// Move process `pid`'s retransmission from `from` to the later `to` (NR's asynchronous
+    /// HARQ: no DCI or PRBs were left for it at `from`, TS 38.321 §5.3.2, §5.4.2).
+    pub fn postpone(&mut self, pid: usize, from: u64, to: u64) {
+        let p = self.procs[pid].as_mut().expect("a process with a block");
+        assert_eq!(
+            p.retx_due,
+            Some(from),
+            "postponing a retransmission not due"
+        );
+        assert!(to > from, "a retransmission is postponed to a later TTI");
+        p.retx_due = Some(to);
+        self.stats.postponed += 1;
+    }
+
     /// The TTI at which the feedback of process `pid`'s last transmission arrives.
     pub fn feedback_at(&self, pid: usize) -> Option<u64> {
         let p = self.procs[pid].as_ref()?;
@@ -235,7 +251,8 @@ mod tests {
                 transmissions: 4,
                 retransmissions: 3,
                 delivered: 0,
-                given_up: 1
+                given_up: 1,
+                postponed: 0
             }
         );
     }
@@ -265,6 +282,30 @@ mod tests {
         // The first block's ACK at 4 frees its process for new data at 4.
         assert_eq!(h.on_feedback(0, true), Feedback::Delivered(0));
         assert_eq!(h.free_process(), Some(0));
+    }
+
+    #[test]
+    fn a_postponed_retransmission_is_due_at_its_new_time_only() {
+        let mut h: Harq<u8> = Harq::new(HarqParams::default());
+        h.send_new(0, 2, 9);
+        assert_eq!(
+            h.on_feedback_retx_at(2, false, 6),
+            Feedback::RetransmitAt(6)
+        );
+        h.postpone(2, 6, 7);
+        assert_eq!(h.due(6).count(), 0);
+        assert_eq!(h.due(7).collect::<Vec<_>>(), vec![(2, &9)]);
+        h.retransmit(7, 2);
+        assert_eq!(h.feedback_at(2), Some(11));
+        assert_eq!((h.stats.retransmissions, h.stats.postponed), (1, 1));
+    }
+
+    #[test]
+    #[should_panic(expected = "not due")]
+    fn postponing_a_process_without_a_pending_retransmission_is_a_logic_error() {
+        let mut h: Harq<u8> = Harq::new(HarqParams::default());
+        h.send_new(0, 0, 1);
+        h.postpone(0, 8, 9);
     }
 
     #[test]
