@@ -198,8 +198,8 @@ fn nr_uplink_retransmissions_take_a_dci_and_lte_ones_do_not() {
 }
 
 /// Asynchronous HARQ under a DCI shortage: a CORESET of one CCE per sector and slot (6 PRBs,
-/// one symbol, every UE at aggregation level 1) serves one DCI, downlink or uplink, and two
-/// UEs share each sector. Retransmissions that find the CCE taken wait for later slots
+/// one symbol; every UE's aggregation level capped to 1 by it) serves one DCI, downlink or
+/// uplink, and two UEs share each sector. Retransmissions that find the CCE taken wait for later slots
 /// instead of exceeding the CORESET (LTE's downlink retransmissions would take a DCI beyond
 /// it; its uplink ones need none), and each process still ends: decoded or given up, never
 /// stuck (the flows keep their goodput).
@@ -218,7 +218,6 @@ fn retransmissions_wait_for_a_dci_when_the_slot_has_none() {
         let n = nr(&mut c);
         n.pdcch.coreset_prb = Some(6);
         n.pdcch.coreset_symbols = 1;
-        n.pdcch.aggregation_sinr_db = [-50.0, -50.0, -50.0];
         if fdd {
             n.duplex = NrDuplexKind::Fdd;
             n.scs_khz = 15;
@@ -228,6 +227,13 @@ fn retransmissions_wait_for_a_dci_when_the_slot_has_none() {
         let r = go(&c, 4);
         let (cell, extra) = (nr_cell(&r), &r.nr().unwrap().nr);
         assert_eq!(cell.pdcch_cces, 1);
+        assert!(r
+            .nr()
+            .unwrap()
+            .cell
+            .ues
+            .iter()
+            .all(|u| u.aggregation_level == 1));
         let waited = if fdd {
             extra.ul_harq_retx_postponed
         } else {

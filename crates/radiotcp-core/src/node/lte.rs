@@ -540,8 +540,16 @@ impl LteNode {
                 ul_h_est: f64::INFINITY,
                 phr: (per_grant_pc && p.coupling_loss_db.is_finite())
                     .then(|| PhrEntity::new(phr_params)),
-                // The PDCCH gets no spatial multiplexing: the geometry's SINR, no offset.
-                al: aggregation_level(p.sinr_db, c.pdcch.aggregation_sinr_db),
+                // The PDCCH gets no spatial multiplexing: the geometry's SINR, no offset. NR:
+                // at most the CORESET's CCEs (a search space's levels fit its CORESET, TS
+                // 38.213 §10.1), else the UE could never be scheduled; PDCCH errors are not
+                // modelled, so a capped level costs nothing here.
+                al: if rat.nr {
+                    aggregation_level(p.sinr_db, c.pdcch.aggregation_sinr_db)
+                        .min(max_level(rat.cce_total))
+                } else {
+                    aggregation_level(p.sinr_db, c.pdcch.aggregation_sinr_db)
+                },
                 dl_fading: Fading::new(&fading, ue_rng(u, SUB_DL_FADING)),
                 ul_fading: Fading::new(&fading, ue_rng(u, SUB_UL_FADING)),
                 dl_rng: ue_rng(u, SUB_DL_DECODE),
@@ -1890,6 +1898,14 @@ fn candidate_width(max_prb: u32) -> u32 {
 }
 
 #[inline]
+/// The highest aggregation level (1, 2, 4, 8) a CORESET of `cces` CCEs holds.
+fn max_level(cces: u32) -> u8 {
+    [8u8, 4, 2, 1]
+        .into_iter()
+        .find(|&l| u32::from(l) <= cces)
+        .unwrap_or(1)
+}
+
 fn ue_harq_processes(ue: &Ue) -> u64 {
     ue.ul_harq.processes() as u64
 }
