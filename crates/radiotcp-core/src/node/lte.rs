@@ -540,16 +540,13 @@ impl LteNode {
                 ul_h_est: f64::INFINITY,
                 phr: (per_grant_pc && p.coupling_loss_db.is_finite())
                     .then(|| PhrEntity::new(phr_params)),
-                // The PDCCH gets no spatial multiplexing: the geometry's SINR, no offset. NR:
-                // at most the CORESET's CCEs (a search space's levels fit its CORESET, TS
-                // 38.213 §10.1), else the UE could never be scheduled; PDCCH errors are not
-                // modelled, so a capped level costs nothing here.
-                al: if rat.nr {
-                    aggregation_level(p.sinr_db, c.pdcch.aggregation_sinr_db)
-                        .min(max_level(rat.cce_total))
-                } else {
-                    aggregation_level(p.sinr_db, c.pdcch.aggregation_sinr_db)
-                },
+                // The PDCCH gets no spatial multiplexing: the geometry's SINR, no offset. At
+                // most the CCEs of the control region (NR: a search space's levels fit its
+                // CORESET, TS 38.213 §10.1; LTE 5 MHz with CFI 1 has 3 CCEs), else the UE
+                // could never be scheduled; PDCCH errors are not modelled, so a capped level
+                // costs nothing here.
+                al: aggregation_level(p.sinr_db, c.pdcch.aggregation_sinr_db)
+                    .min(max_level(rat.cce_total)),
                 dl_fading: Fading::new(&fading, ue_rng(u, SUB_DL_FADING)),
                 ul_fading: Fading::new(&fading, ue_rng(u, SUB_UL_FADING)),
                 dl_rng: ue_rng(u, SUB_DL_DECODE),
