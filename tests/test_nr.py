@@ -48,6 +48,8 @@ def run(overrides: list[str], seed: int = 1) -> dict:
         ("access.rlc.sn_bits=10", "access.rlc.sn_bits", "18"),
         ("access.rlc.t_reassembly_ms=17", "access.rlc.t_reassembly_ms", "steps of 5"),
         ("access.cqi_delay_tti=4", "access.cqi_delay_tti", "cqi_delay_slots"),
+        ('access.harq.adaptive="sometimes"', "access.harq.adaptive", "true or false"),
+        ("access.harq.processes=17", "access.harq.processes", "1..=16"),
     ],
 )
 def test_bad_nr_values_name_the_key(override: str, key: str | None, allowed: str | None) -> None:
@@ -94,3 +96,14 @@ def test_cli_runs_the_preset(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     doc = json.loads(capsys.readouterr().out)
     assert "nr.ues.39.goodput_kbps" in json.dumps(doc)
+
+
+def test_harq_counters_and_the_adaptive_switch() -> None:
+    # Every UL retransmission takes a DCI (NR has no PHICH): the UL DCIs are the grants plus
+    # them; with adaptation off no retransmission changes width.
+    m = run(["simulation.warmup_s=0"])["metrics"]
+    assert m["nr.ul_dcis"] == m["nr.grants"] + m["nr.ul_retx_dcis"]
+    assert m["nr.ul_retx_dcis"] > 0
+    off = run(["simulation.warmup_s=0", "access.harq.adaptive=false"])["metrics"]
+    assert off["nr.harq_retx_resized"] == 0
+    assert m["nr.harq_retx_resized"] > 0
