@@ -23,16 +23,26 @@ import argparse
 import math
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .reproduce import DocTable, Recipe, find_recipe, matches, run_recipe
+from .reproduce import DocTable, Recipe, find_recipe, matches, recipe_sweeps, run_recipe
 from .store import Store
-from .sweep import SweepResult
+from .sweep import SweepPlan, SweepResult, plan_points, run_sweeps, stored_result
 
-__all__ = ["BLOCK", "blocks", "compute", "main", "per_ue", "render", "update"]
+__all__ = [
+    "BLOCK",
+    "blocks",
+    "compute",
+    "compute_one_by_one",
+    "main",
+    "per_ue",
+    "render",
+    "update",
+]
 
 # python/radiotcp/doctables.py -> the repository root (the package is installed editable).
 ROOT = Path(__file__).resolve().parents[2]
@@ -157,8 +167,46 @@ def compute(
     *,
     jobs: int | None = None,
     dirs: Sequence[Path] | None = None,
+    cluster: Any = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[tuple[str, str], str]:
-    """Every table of the named recipes: (recipe, id) -> markdown."""
+    """Every table of the named recipes: (recipe, id) -> markdown.
+
+    The sweeps (and baselines) of all the recipes are planned first, then run through one
+    pool, longest runs first (:func:`radiotcp.sweep.run_sweeps`): run recipe by recipe, each
+    with its own pool, the cores idled at every recipe's end. A run that several recipes
+    share is computed once. The tables are those of :func:`compute_one_by_one`."""
+    planned: list[tuple[str, Recipe, list[tuple[str, SweepPlan]]]] = []
+    for name in recipes:
+        recipe, rdir = find_recipe(name, dirs)
+        sweeps = [(label, plan_points(spec, rdir)) for label, spec in recipe_sweeps(recipe)]
+        planned.append((name, recipe, sweeps))
+    run_sweeps(
+        [sp for _, _, sweeps in planned for _, sp in sweeps],
+        store,
+        jobs=jobs,
+        cluster=cluster,
+        progress=progress,
+    )
+    out: dict[tuple[str, str], str] = {}
+    for name, recipe, sweeps in planned:
+        (_, main_plan), *rest = sweeps
+        result = stored_result(main_plan, store)
+        baselines = {label: stored_result(sp, store) for label, sp in rest}
+        for tid, md in _tables_of(recipe, result, baselines).items():
+            out[(name, tid)] = md
+    return out
+
+
+def compute_one_by_one(
+    recipes: Sequence[str],
+    store: Store,
+    *,
+    jobs: int | None = None,
+    dirs: Sequence[Path] | None = None,
+) -> dict[tuple[str, str], str]:
+    """:func:`compute` recipe by recipe (:func:`radiotcp.reproduce.run_recipe`, a pool for
+    each sweep), as `radiotcp reproduce` runs one: the reference the one pool must equal."""
     out: dict[tuple[str, str], str] = {}
     for name in recipes:
         recipe, rdir = find_recipe(name, dirs)
@@ -187,6 +235,42 @@ def update(text: str, tables: Mapping[tuple[str, str], str]) -> tuple[str, list[
     return BLOCK.sub(sub, text), changed
 
 
+@contextmanager
+def _progress() -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar of the runs on stderr when it is a terminal; nothing otherwise, so that
+    what the check prints (the tables that differ) is all a log or a pipe receives."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    bar = Progress(
+        TextColumn("runs"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = bar.add_task("runs", total=None)
+
+    def update(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    with bar:
+        yield update
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m radiotcp.doctables",
@@ -206,8 +290,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"doctables: {unknown[0]} has no table in {args.doc}", file=sys.stderr)
         return 2
     args.store.parent.mkdir(parents=True, exist_ok=True)
-    with Store(args.store) as store:
-        tables = compute(names, store, jobs=args.jobs)
+    with Store(args.store) as store, _progress() as progress:
+        tables = compute(names, store, jobs=args.jobs, progress=progress)
     new, changed = update(text, tables)
     if args.check:
         for c in changed:
