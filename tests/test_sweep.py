@@ -500,3 +500,15 @@ def test_chunks_by_cost_take_the_runs_in_order_and_shrink_towards_the_end():
     even = [((f"k{i}", "{}", 1, i), 0.1) for i in range(200)]
     assert len(next(_chunks_by_cost(even, 2, _Scale(), 0.0005))) == 20
     assert len(next(_chunks_by_cost(even, 2, scale, 0.0005))) == 50
+
+
+def test_points_of_some_metrics_are_those_of_all_metrics(tmp_path):
+    with Store(tmp_path / "s.sqlite") as st:
+        res = run_sweep(spec(runs=2), REPO, st, jobs=1)
+    some = {"goodput_kbps", "delay_mean_ms", "no such metric"}
+    left_out = {
+        f"{m}{suffix}" for m in res.metrics if m not in some for suffix in ("", ".ci90", ".n")
+    }
+    for part, full in zip(res.points(some), res.points(), strict=True):
+        assert set(part) == set(full) - left_out and "goodput_kbps.ci90" in part
+        assert all(repr(part[k]) == repr(full[k]) for k in part)

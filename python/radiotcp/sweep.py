@@ -23,7 +23,7 @@ import json
 import math
 import os
 import tomllib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cached_property
@@ -369,18 +369,26 @@ class SweepResult:
             out.append(row)
         return out
 
-    def points(self) -> list[dict[str, Any]]:
+    def points(self, metrics: Container[str] | None = None) -> list[dict[str, Any]]:
         """One row per point: parameters, ``runs``, ``identical`` (two runs or more, all with
         the same metrics: the point draws nothing at random, so its interval of 0 says
         nothing, as ``Results.identical``), and ``<metric>``, ``<metric>.ci90``,
-        ``<metric>.n`` (mean, 90% Student-t half-width, finite samples) for every metric.
+        ``<metric>.n`` (mean, 90% Student-t half-width, finite samples) for every metric,
+        or only for those in ``metrics`` (the same values: each metric is aggregated alone).
 
         Computed once (a report or a document asks several times, and a sweep of thousands of
-        runs and a hundred metrics takes seconds); each call returns fresh row dicts."""
+        runs and a hundred metrics takes seconds); each call returns fresh row dicts. Rows of
+        some metrics are computed at each call (a document's tables read a few of the
+        hundreds of metrics an LTE run gives)."""
+        if metrics is not None:
+            return self._aggregate([m for m in self.metrics if m in metrics])
         return [dict(row) for row in self._points]
 
     @cached_property
     def _points(self) -> list[dict[str, Any]]:
+        return self._aggregate(self.metrics)
+
+    def _aggregate(self, names: Sequence[str]) -> list[dict[str, Any]]:
         from .run import same_metrics
 
         by_point: dict[int, list[RunRecord]] = {}
@@ -388,7 +396,7 @@ class SweepResult:
             by_point.setdefault(r.point, []).append(r)
         # As `_value` (a drop reason that never occurred in a run is 0 there, not missing),
         # with the default of each metric found once rather than once per run.
-        metrics = [(m, 0.0 if m.startswith("drops.") else math.nan) for m in self.metrics]
+        metrics = [(m, 0.0 if m.startswith("drops.") else math.nan) for m in names]
         out = []
         for p, recs in sorted(by_point.items()):
             first = recs[0]
