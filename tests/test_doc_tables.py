@@ -134,3 +134,14 @@ def test_one_pool_serves_several_recipes_with_the_tables_of_one_by_one(tmp_path,
         apart = compute_one_by_one(names, store, jobs=2)
     assert len(pools) > 1
     assert list(together) == list(apart) and together == apart
+
+
+def test_only_the_metrics_the_tables_read_are_aggregated():
+    from radiotcp.doctables import _Read
+
+    plain = DocTable(id="a", rows=["x"], columns=[("g", "{goodput_kbps.ci90*2|.1f}")])
+    ue = DocTable(id="b", rows=["ue"], cols=["s"], cell="{sector|d} {mcs|.1f}", per_ue=True)
+    read = _Read([plain, ue])
+    assert all(m in read for m in ["goodput_kbps", "x", "s", "lte.ues.3.sector", "lte.ues.0.mcs"])
+    assert "delay_mean_ms" not in read and "lte.ues.0.cqi" not in read
+    assert "lte.ues.0.sector" not in _Read([plain])

@@ -261,12 +261,18 @@ def load_recipe(path: Path) -> tuple[Recipe, Path]:
         raise ConfigError("<recipe>", str(path), f"a valid recipe ({e})") from None
 
 
-def find_recipe(name: str, dirs: Sequence[Path] | None = None) -> tuple[Recipe, Path]:
-    """The recipe called `name`, or a file path to one."""
+def find_recipe(
+    name: str,
+    dirs: Sequence[Path] | None = None,
+    *,
+    listed: Sequence[tuple[str, str, Path]] | None = None,
+) -> tuple[Recipe, Path]:
+    """The recipe called `name`, or a file path to one. ``listed``: :func:`list_recipes` of
+    `dirs` already made (it reads every recipe: a caller finding many lists them once)."""
     p = Path(name)
     if p.suffix == ".toml" and p.is_file():
         return load_recipe(p)
-    recipes = list_recipes(dirs)
+    recipes = list_recipes(dirs) if listed is None else listed
     for rname, _, path in recipes:
         if rname == name:
             return load_recipe(path)
