@@ -461,18 +461,26 @@ def test_several_sweeps_share_one_pool_and_a_shared_run_is_computed_once(tmp_pat
         yield from run_local(chunks, jobs)
 
     monkeypatch.setattr(sweep_mod, "_run_local", counted)
+    completed: list[int] = []
+
+    def complete(i: int) -> None:
+        # Called as the sweep's last run is stored: all of it can be read back.
+        assert len(stored_result(plans[i], st).records) == plans[i].runs
+        completed.append(i)
+
     with Store(tmp_path / "one.sqlite") as st:
-        done = run_sweeps(plans, st, jobs=2)
+        done = run_sweeps(plans, st, jobs=2, complete=complete)
         together = [stored_result(sp, st) for sp in plans]
         assert st.count_runs() == done.computed
         sweeps_one = {s["name"]: s for s in st.sweeps()}
-    assert pools == [2]
+    assert pools == [2] and sorted(completed) == [0, 1]
     assert (done.runs, done.stored, done.computed) == (12 + 1 * 2, 0, 14)
     with Store(tmp_path / "apart.sqlite") as st:
         apart = [run_sweep(sp.spec, REPO, st, jobs=2) for sp in plans]
         sweeps_apart = {s["name"]: s for s in st.sweeps()}
-        again = run_sweeps(plans, st, jobs=2)
-    assert (again.stored, again.computed) == (14, 0)
+        completed.clear()
+        again = run_sweeps(plans, st, jobs=2, complete=complete)
+    assert (again.stored, again.computed) == (14, 0) and completed == [0, 1]
     for t, s in zip(together, apart, strict=True):
         # Record for record but the simulations' wall times (each sweep computed its own).
         assert [(*astuple(r)[:6],) for r in t.records] == [(*astuple(r)[:6],) for r in s.records]

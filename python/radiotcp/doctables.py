@@ -226,19 +226,33 @@ def compute(
         recipe, rdir = find_recipe(name, dirs, listed=listed)
         sweeps = [(label, plan_points(spec, rdir)) for label, spec in recipe_sweeps(recipe)]
         planned.append((name, recipe, sweeps))
-    run_sweeps(
-        [sp for _, _, sweeps in planned for _, sp in sweeps],
-        store,
-        jobs=jobs,
-        cluster=cluster,
-        progress=progress,
-    )
-    out: dict[tuple[str, str], str] = {}
-    for name, recipe, sweeps in planned:
+    plans = [sp for _, _, sweeps in planned for _, sp in sweeps]
+    # plans[i] belongs to planned[owner[i]], which waits for `left` more of its sweeps.
+    owner = [j for j, (_, _, sweeps) in enumerate(planned) for _ in sweeps]
+    left = [len(sweeps) for _, _, sweeps in planned]
+    made: dict[int, dict[str, str]] = {}
+
+    def tables(j: int) -> None:
+        # Once a recipe's runs are all stored, its tables are made (reading back and
+        # aggregating its sweeps) while the pool runs the other recipes' runs.
+        _, recipe, sweeps = planned[j]
         (_, main_plan), *rest = sweeps
         result = stored_result(main_plan, store)
         baselines = {label: stored_result(sp, store) for label, sp in rest}
-        for tid, md in _tables_of(recipe, result, baselines).items():
+        made[j] = _tables_of(recipe, result, baselines)
+
+    def complete(i: int) -> None:
+        j = owner[i]
+        left[j] -= 1
+        if left[j] == 0:
+            tables(j)
+
+    run_sweeps(plans, store, jobs=jobs, cluster=cluster, progress=progress, complete=complete)
+    out: dict[tuple[str, str], str] = {}
+    for j, (name, _, _) in enumerate(planned):
+        if j not in made:  # runs missing from the store: not expected, read what there is
+            tables(j)
+        for tid, md in made[j].items():
             out[(name, tid)] = md
     return out
 

@@ -843,6 +843,7 @@ def run_sweeps(
     jobs: int | None = None,
     cluster: Any = None,
     progress: Callable[[int, int], None] | None = None,
+    complete: Callable[[int], None] | None = None,
 ) -> SweepsRun:
     """Run what the store lacks of several sweeps through ONE pool (or cluster), longest
     runs first, so that no core idles at the end of one sweep while the next is planned or
@@ -854,11 +855,17 @@ def run_sweeps(
     recipes) is computed once. A run's cost, for the order and the chunk sizes, is the mean
     time of the stored runs of its configuration (from any build), else the core's estimate.
     ``progress(done, total)`` counts distinct runs: ``done`` those in the store.
+    ``complete(i)`` is called once every run of ``plans[i]`` is in the store (at once for a
+    sweep found complete, else as its last run is stored, while the pool works on): what
+    reads the sweep back can then overlap the other sweeps' runs rather than follow them.
     """
     todo: dict[str, tuple[PlannedPoint, int, str]] = {}
     seen: set[str] = set()
+    # The plans each missing run belongs to, and how many missing runs each plan has.
+    needed_by: dict[str, list[int]] = {}
+    missing = [0] * len(plans)
     out = SweepsRun()
-    for sp in plans:
+    for i, sp in enumerate(plans):
         spec = sp.spec
         store.register_sweep(
             spec.name,
@@ -872,6 +879,10 @@ def run_sweeps(
             store.add_members(
                 spec.name, ((k, p.point, p.params) for p, _, k in keyed), replace=False
             )
+            for _, _, k in keyed:
+                if k in needed_by:  # missing, found in an earlier plan or batch
+                    needed_by[k].append(i)
+                    missing[i] += 1
             new = [(p, r, k) for p, r, k in keyed if k not in seen]
             seen.update(k for _, _, k in new)
             have = store.existing(k for _, _, k in new)
@@ -879,9 +890,15 @@ def run_sweeps(
             for p, r, k in new:
                 if k not in have:
                     todo[k] = (p, r, sp.version)
+                    needed_by[k] = [i]
+                    missing[i] += 1
     out.runs = out.stored + len(todo)
     if progress is not None:
         progress(out.stored, out.runs)
+    if complete is not None:
+        for i, n in enumerate(missing):
+            if n == 0:
+                complete(i)
     if not todo:
         return out
 
@@ -923,6 +940,12 @@ def run_sweeps(
                 out.chunks += 1
                 if progress is not None:
                     progress(out.stored + out.computed, out.runs)
+                if complete is not None:
+                    for key, *_ in batch:
+                        for i in needed_by[key]:
+                            missing[i] -= 1
+                            if missing[i] == 0:
+                                complete(i)
         finally:
             # Now, not when the generator is collected: its cleanup ends the workers.
             close = getattr(results, "close", None)
