@@ -10,7 +10,9 @@ A table in the document sits between two markers naming a recipe and one of its
 This module runs each named recipe's sweep (and baselines) through a results store, with the
 recipe's own seed and replications, builds the tables and rewrites the document, or checks
 that the document holds exactly what the recipes produce (runs are reproducible bit for bit, so
-the check is an equality of text)::
+the check is an equality of text). The runs of all the recipes go through one pool, longest
+first, and a run several recipes share is computed once; on a terminal a progress bar shows
+the runs done::
 
     python -m radiotcp.doctables                 # rewrite every table (make doc-tables)
     python -m radiotcp.doctables --check         # exit 1 if a table differs (make reproduce-check)
