@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from radiotcp.doctables import DEFAULT_DOC, blocks, compute, render, update
+from radiotcp.doctables import DEFAULT_DOC, blocks, compute, compute_one_by_one, render, update
 from radiotcp.errors import ConfigError
 from radiotcp.reproduce import DocTable, find_recipe
 from radiotcp.store import Store
@@ -108,3 +108,40 @@ def test_the_document_holds_what_the_quick_recipes_produce(tmp_path: Path):
         tables = compute(QUICK, store, jobs=1)
     _new, changed = update(DEFAULT_DOC.read_text(encoding="utf-8"), tables)
     assert changed == [], f"run `make doc-tables`: {changed}"
+
+
+def test_one_pool_serves_several_recipes_with_the_tables_of_one_by_one(tmp_path, monkeypatch):
+    """compute runs every recipe's sweeps and baselines through one pool; the tables are those
+    of the recipes run one by one (each sweep with its own pool), character for character."""
+    import radiotcp.sweep as sweep_mod
+
+    names = ["umts-trace", "bs-spike", "sbd-fig2"]
+    pools: list[int] = []
+    run_local = sweep_mod._run_local
+
+    def counted(chunks, jobs):
+        pools.append(jobs)
+        yield from run_local(chunks, jobs)
+
+    monkeypatch.setattr(sweep_mod, "_run_local", counted)
+    seen: list[tuple[int, int]] = []
+    with Store(tmp_path / "one.sqlite") as store:
+        together = compute(names, store, jobs=2, progress=lambda d, t: seen.append((d, t)))
+    assert pools == [2]
+    assert seen[0][0] == 0 and seen[-1][0] == seen[-1][1] > 0
+    pools.clear()
+    with Store(tmp_path / "apart.sqlite") as store:
+        apart = compute_one_by_one(names, store, jobs=2)
+    assert len(pools) > 1
+    assert list(together) == list(apart) and together == apart
+
+
+def test_only_the_metrics_the_tables_read_are_aggregated():
+    from radiotcp.doctables import _Read
+
+    plain = DocTable(id="a", rows=["x"], columns=[("g", "{goodput_kbps.ci90*2|.1f}")])
+    ue = DocTable(id="b", rows=["ue"], cols=["s"], cell="{sector|d} {mcs|.1f}", per_ue=True)
+    read = _Read([plain, ue])
+    assert all(m in read for m in ["goodput_kbps", "x", "s", "lte.ues.3.sector", "lte.ues.0.mcs"])
+    assert "delay_mean_ms" not in read and "lte.ues.0.cqi" not in read
+    assert "lte.ues.0.sector" not in _Read([plain])

@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from dataclasses import astuple
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,11 @@ from radiotcp.sweep import (
     expand_points,
     load_sweep,
     plan,
+    plan_points,
     read_sweep,
     run_sweep,
+    run_sweeps,
+    stored_result,
 )
 
 from .conftest import PRESET, REPO
@@ -437,3 +441,82 @@ def test_results_are_the_same_whatever_the_chunking_and_the_store_read_back(tmp_
         assert by_key(single) == by_key(default)
         assert [r.metrics_json for r in single.records] == [r.metrics_json for r in default.records]
     assert sizes == [1] * 24
+
+
+def test_several_sweeps_share_one_pool_and_a_shared_run_is_computed_once(tmp_path, monkeypatch):
+    """run_sweeps: one pool for all the sweeps, a run two sweeps share computed once, each
+    sweep's result (stored_result) record for record what run_sweep gives it alone, and the
+    store's sweeps as if run one by one."""
+    import radiotcp.sweep as sweep_mod
+
+    a = spec(name="a")
+    # Shares the points of `a` with flows.count = 1 (same configurations: same keys).
+    b = spec(name="b", grid={"links.1.queue.limit_packets": [10, 40, 80]}, runs=2)
+    plans = [plan_points(a, REPO), plan_points(b, REPO)]
+    pools: list[int] = []
+    run_local = sweep_mod._run_local
+
+    def counted(chunks, jobs):
+        pools.append(jobs)
+        yield from run_local(chunks, jobs)
+
+    monkeypatch.setattr(sweep_mod, "_run_local", counted)
+    completed: list[int] = []
+
+    def complete(i: int) -> None:
+        # Called as the sweep's last run is stored: all of it can be read back.
+        assert len(stored_result(plans[i], st).records) == plans[i].runs
+        completed.append(i)
+
+    with Store(tmp_path / "one.sqlite") as st:
+        done = run_sweeps(plans, st, jobs=2, complete=complete)
+        together = [stored_result(sp, st) for sp in plans]
+        assert st.count_runs() == done.computed
+        sweeps_one = {s["name"]: s for s in st.sweeps()}
+    assert pools == [2] and sorted(completed) == [0, 1]
+    assert (done.runs, done.stored, done.computed) == (12 + 1 * 2, 0, 14)
+    with Store(tmp_path / "apart.sqlite") as st:
+        apart = [run_sweep(sp.spec, REPO, st, jobs=2) for sp in plans]
+        sweeps_apart = {s["name"]: s for s in st.sweeps()}
+        completed.clear()
+        again = run_sweeps(plans, st, jobs=2, complete=complete)
+    assert (again.stored, again.computed) == (14, 0) and completed == [0, 1]
+    for t, s in zip(together, apart, strict=True):
+        # Record for record but the simulations' wall times (each sweep computed its own).
+        assert [(*astuple(r)[:6],) for r in t.records] == [(*astuple(r)[:6],) for r in s.records]
+        assert t.expected == s.expected and t.points() == s.points()
+    for name in ("a", "b"):
+        assert {k: v for k, v in sweeps_one[name].items() if k != "updated"} == {
+            k: v for k, v in sweeps_apart[name].items() if k != "updated"
+        }
+
+
+def test_chunks_by_cost_take_the_runs_in_order_and_shrink_towards_the_end():
+    from radiotcp.sweep import _chunks_by_cost, _Scale
+
+    costs = [1.0] * 4 + [0.1] * 40 + [0.01] * 200
+    tasks = [((f"k{i}", "{}", 1, i), c) for i, c in enumerate(costs)]
+    chunks = list(_chunks_by_cost(tasks, 2, _Scale(), 0.0005))
+    assert [t for c in chunks for t in c] == [t for t, _ in tasks]
+    work = [sum(costs[int(t[0][1:])] for t in c) for c in chunks]
+    # A quarter of the work left, at most CHUNK_MAX_S, at least one run; the last chunks small.
+    assert all(len(c) == 1 or w <= 2.0 + 1e-9 for c, w in zip(chunks, work, strict=True))
+    assert work[-1] <= 0.01 + 1e-9 and len(chunks) < len(tasks)
+    # Runs measured 4x cheaper than estimated: a chunk of at most CHUNK_MAX_S holds more.
+    scale = _Scale()
+    scale.add(1.0, 0.25)
+    even = [((f"k{i}", "{}", 1, i), 0.1) for i in range(200)]
+    assert len(next(_chunks_by_cost(even, 2, _Scale(), 0.0005))) == 20
+    assert len(next(_chunks_by_cost(even, 2, scale, 0.0005))) == 50
+
+
+def test_points_of_some_metrics_are_those_of_all_metrics(tmp_path):
+    with Store(tmp_path / "s.sqlite") as st:
+        res = run_sweep(spec(runs=2), REPO, st, jobs=1)
+    some = {"goodput_kbps", "delay_mean_ms", "no such metric"}
+    left_out = {
+        f"{m}{suffix}" for m in res.metrics if m not in some for suffix in ("", ".ci90", ".n")
+    }
+    for part, full in zip(res.points(some), res.points(), strict=True):
+        assert set(part) == set(full) - left_out and "goodput_kbps.ci90" in part
+        assert all(repr(part[k]) == repr(full[k]) for k in part)

@@ -10,7 +10,9 @@ A table in the document sits between two markers naming a recipe and one of its
 This module runs each named recipe's sweep (and baselines) through a results store, with the
 recipe's own seed and replications, builds the tables and rewrites the document, or checks
 that the document holds exactly what the recipes produce (runs are reproducible bit for bit, so
-the check is an equality of text)::
+the check is an equality of text). The runs of all the recipes go through one pool, longest
+first, and a run several recipes share is computed once; on a terminal a progress bar shows
+the runs done::
 
     python -m radiotcp.doctables                 # rewrite every table (make doc-tables)
     python -m radiotcp.doctables --check         # exit 1 if a table differs (make reproduce-check)
@@ -23,16 +25,34 @@ import argparse
 import math
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .reproduce import DocTable, Recipe, find_recipe, matches, run_recipe
+from .reproduce import (
+    DocTable,
+    Recipe,
+    find_recipe,
+    list_recipes,
+    matches,
+    recipe_sweeps,
+    run_recipe,
+)
 from .store import Store
-from .sweep import SweepResult
+from .sweep import SweepPlan, SweepResult, plan_points, run_sweeps, stored_result
 
-__all__ = ["BLOCK", "blocks", "compute", "main", "per_ue", "render", "update"]
+__all__ = [
+    "BLOCK",
+    "blocks",
+    "compute",
+    "compute_one_by_one",
+    "main",
+    "per_ue",
+    "render",
+    "update",
+]
 
 # python/radiotcp/doctables.py -> the repository root (the package is installed editable).
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,14 +160,50 @@ def render(
     return "\n".join(lines) + "\n"
 
 
+class _Read:
+    """The metrics some tables read from a point (as the container `SweepResult.points`
+    takes): those their templates name (a metric's name also for its `.ci90` and `.n`) or
+    their row, column and `where` keys name; with a per-UE table, `lte.ues.I.FIELD` by its
+    FIELD."""
+
+    def __init__(self, tables: Sequence[DocTable]) -> None:
+        self.names: set[str] = set()
+        for t in tables:
+            for tpl in (t.cell, *(c for _, c in t.columns)):
+                for m in _FIELD.finditer(tpl):
+                    k = m["metric"]
+                    self.names |= {k, k.removesuffix(".ci90"), k.removesuffix(".n")}
+            self.names |= {*t.rows, *t.cols, *t.where}
+        self.per_ue = any(t.per_ue for t in tables)
+
+    def __contains__(self, m: object) -> bool:
+        if not isinstance(m, str):
+            return False
+        if m in self.names:
+            return True
+        u = _UE.match(m) if self.per_ue else None
+        return u is not None and u["field"] in self.names
+
+
 def _tables_of(
     recipe: Recipe, result: SweepResult, baselines: Mapping[str, SweepResult]
 ) -> dict[str, str]:
+    # Only the metrics the recipe's tables read are aggregated, once per sweep: an LTE run
+    # has hundreds of metrics, and aggregating them all was 8 of the 12 CPU seconds of a
+    # check whose runs were all stored (done on one core while the other idled). Each
+    # metric is aggregated alone, so the numbers are the same.
+    read = _Read(recipe.tables)
+    points: dict[str, list[dict[str, Any]]] = {}
+
+    def of(label: str) -> list[dict[str, Any]]:
+        if label not in points:
+            points[label] = (baselines[label] if label else result).points(read)
+        return points[label]
+
     out = {}
     for t in recipe.tables:
-        points = baselines[t.baseline].points() if t.baseline else result.points()
-        before = baselines[t.prepend_baseline].points() if t.prepend_baseline else []
-        out[t.id] = render(t, points, before)
+        before = of(t.prepend_baseline) if t.prepend_baseline else []
+        out[t.id] = render(t, of(t.baseline or ""), before)
     return out
 
 
@@ -157,8 +213,61 @@ def compute(
     *,
     jobs: int | None = None,
     dirs: Sequence[Path] | None = None,
+    cluster: Any = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[tuple[str, str], str]:
-    """Every table of the named recipes: (recipe, id) -> markdown."""
+    """Every table of the named recipes: (recipe, id) -> markdown.
+
+    The sweeps (and baselines) of all the recipes are planned first, then run through one
+    pool, longest runs first (:func:`radiotcp.sweep.run_sweeps`): run recipe by recipe, each
+    with its own pool, the cores idled at every recipe's end. A run that several recipes
+    share is computed once. The tables are those of :func:`compute_one_by_one`."""
+    planned: list[tuple[str, Recipe, list[tuple[str, SweepPlan]]]] = []
+    listed = list_recipes(dirs)
+    for name in recipes:
+        recipe, rdir = find_recipe(name, dirs, listed=listed)
+        sweeps = [(label, plan_points(spec, rdir)) for label, spec in recipe_sweeps(recipe)]
+        planned.append((name, recipe, sweeps))
+    plans = [sp for _, _, sweeps in planned for _, sp in sweeps]
+    # plans[i] belongs to planned[owner[i]], which waits for `left` more of its sweeps.
+    owner = [j for j, (_, _, sweeps) in enumerate(planned) for _ in sweeps]
+    left = [len(sweeps) for _, _, sweeps in planned]
+    made: dict[int, dict[str, str]] = {}
+
+    def tables(j: int) -> None:
+        # Once a recipe's runs are all stored, its tables are made (reading back and
+        # aggregating its sweeps) while the pool runs the other recipes' runs.
+        _, recipe, sweeps = planned[j]
+        (_, main_plan), *rest = sweeps
+        result = stored_result(main_plan, store)
+        baselines = {label: stored_result(sp, store) for label, sp in rest}
+        made[j] = _tables_of(recipe, result, baselines)
+
+    def complete(i: int) -> None:
+        j = owner[i]
+        left[j] -= 1
+        if left[j] == 0:
+            tables(j)
+
+    run_sweeps(plans, store, jobs=jobs, cluster=cluster, progress=progress, complete=complete)
+    out: dict[tuple[str, str], str] = {}
+    for j, (name, _, _) in enumerate(planned):
+        if j not in made:  # runs missing from the store: not expected, read what there is
+            tables(j)
+        for tid, md in made[j].items():
+            out[(name, tid)] = md
+    return out
+
+
+def compute_one_by_one(
+    recipes: Sequence[str],
+    store: Store,
+    *,
+    jobs: int | None = None,
+    dirs: Sequence[Path] | None = None,
+) -> dict[tuple[str, str], str]:
+    """:func:`compute` recipe by recipe (:func:`radiotcp.reproduce.run_recipe`, a pool for
+    each sweep), as `radiotcp reproduce` runs one: the reference the one pool must equal."""
     out: dict[tuple[str, str], str] = {}
     for name in recipes:
         recipe, rdir = find_recipe(name, dirs)
@@ -187,6 +296,42 @@ def update(text: str, tables: Mapping[tuple[str, str], str]) -> tuple[str, list[
     return BLOCK.sub(sub, text), changed
 
 
+@contextmanager
+def _progress() -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar of the runs on stderr when it is a terminal; nothing otherwise, so that
+    what the check prints (the tables that differ) is all a log or a pipe receives."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    bar = Progress(
+        TextColumn("runs"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = bar.add_task("runs", total=None)
+
+    def update(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    with bar:
+        yield update
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m radiotcp.doctables",
@@ -206,8 +351,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"doctables: {unknown[0]} has no table in {args.doc}", file=sys.stderr)
         return 2
     args.store.parent.mkdir(parents=True, exist_ok=True)
-    with Store(args.store) as store:
-        tables = compute(names, store, jobs=args.jobs)
+    with Store(args.store) as store, _progress() as progress:
+        tables = compute(names, store, jobs=args.jobs, progress=progress)
     new, changed = update(text, tables)
     if args.check:
         for c in changed:

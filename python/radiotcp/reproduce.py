@@ -38,7 +38,15 @@ from .errors import ConfigError
 from .store import Store
 from .sweep import SweepPlan, SweepResult, SweepSpec, build_version, run_sweep, write_csv
 
-__all__ = ["Recipe", "find_recipe", "list_recipes", "matches", "recipe_dirs", "reproduce"]
+__all__ = [
+    "Recipe",
+    "find_recipe",
+    "list_recipes",
+    "matches",
+    "recipe_dirs",
+    "recipe_sweeps",
+    "reproduce",
+]
 
 
 class Figure(BaseModel):
@@ -253,12 +261,18 @@ def load_recipe(path: Path) -> tuple[Recipe, Path]:
         raise ConfigError("<recipe>", str(path), f"a valid recipe ({e})") from None
 
 
-def find_recipe(name: str, dirs: Sequence[Path] | None = None) -> tuple[Recipe, Path]:
-    """The recipe called `name`, or a file path to one."""
+def find_recipe(
+    name: str,
+    dirs: Sequence[Path] | None = None,
+    *,
+    listed: Sequence[tuple[str, str, Path]] | None = None,
+) -> tuple[Recipe, Path]:
+    """The recipe called `name`, or a file path to one. ``listed``: :func:`list_recipes` of
+    `dirs` already made (it reads every recipe: a caller finding many lists them once)."""
     p = Path(name)
     if p.suffix == ".toml" and p.is_file():
         return load_recipe(p)
-    recipes = list_recipes(dirs)
+    recipes = list_recipes(dirs) if listed is None else listed
     for rname, _, path in recipes:
         if rname == name:
             return load_recipe(path)
@@ -417,6 +431,40 @@ def _trace_histogram(base: Any, common: Mapping[str, Any], f: Figure) -> Any:
     return plots.plot_histograms(panels, _TRACE_UNITS.get(f.trace, f.trace))
 
 
+def recipe_sweeps(recipe: Recipe, *, runs: int | None = None) -> list[tuple[str, SweepSpec]]:
+    """The sweeps of a recipe: ("", its sweep), then (label, sweep) of each baseline.
+
+    ``runs`` replaces the recipe's replications (the sweep is then named
+    ``<name>-runs<N>`` so it never mixes with the full one in the store).
+    """
+    sweep_raw = dict(recipe.sweep)
+    sweep_raw.setdefault("name", recipe.name)
+    if runs is not None:
+        sweep_raw["runs"] = runs
+        sweep_raw["name"] = f"{recipe.name}-runs{runs}"
+    try:
+        spec = SweepSpec.model_validate(sweep_raw)
+    except ValidationError as e:
+        raise ConfigError("sweep", recipe.name, f"a valid sweep table ({e})") from None
+    out = [("", spec)]
+    for b in recipe.baselines:
+        try:
+            bspec = SweepSpec.model_validate(
+                {
+                    **spec.model_dump(),
+                    "name": f"{spec.name}--{b.label}",
+                    "set": {**spec.set, **b.set},
+                    "grid": b.grid,
+                    "zip": {},
+                    "zips": [],
+                }
+            )
+        except ValidationError as e:
+            raise ConfigError(f"baselines.{b.label}", recipe.name, f"a valid sweep ({e})") from None
+        out.append((b.label, bspec))
+    return out
+
+
 def run_recipe(
     recipe: Recipe,
     rdir: Path,
@@ -433,34 +481,13 @@ def run_recipe(
     ``runs`` replaces the recipe's replications (the sweep is then stored under
     ``<name>-runs<N>`` so it never mixes with the full one).
     """
-    sweep_raw = dict(recipe.sweep)
-    sweep_raw.setdefault("name", recipe.name)
-    if runs is not None:
-        sweep_raw["runs"] = runs
-        sweep_raw["name"] = f"{recipe.name}-runs{runs}"
-    try:
-        spec = SweepSpec.model_validate(sweep_raw)
-    except ValidationError as e:
-        raise ConfigError("sweep", recipe.name, f"a valid sweep table ({e})") from None
+    (_, spec), *bspecs = recipe_sweeps(recipe, runs=runs)
     result = run_sweep(
         spec, rdir, store, jobs=jobs, cluster=cluster, progress=progress, check=check
     )
     baselines: dict[str, SweepResult] = {}
-    for b in recipe.baselines:
-        try:
-            bspec = SweepSpec.model_validate(
-                {
-                    **spec.model_dump(),
-                    "name": f"{spec.name}--{b.label}",
-                    "set": {**spec.set, **b.set},
-                    "grid": b.grid,
-                    "zip": {},
-                    "zips": [],
-                }
-            )
-        except ValidationError as e:
-            raise ConfigError(f"baselines.{b.label}", recipe.name, f"a valid sweep ({e})") from None
-        baselines[b.label] = run_sweep(
+    for label, bspec in bspecs:
+        baselines[label] = run_sweep(
             bspec, rdir, store, jobs=jobs, cluster=cluster, progress=progress, check=check
         )
     return spec, result, baselines

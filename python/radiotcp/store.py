@@ -191,6 +191,25 @@ class Store:
             found.update(k for (k,) in self._db.execute(q, chunk))
         return found
 
+    def run_results(self, keys: Iterable[str]) -> dict[str, tuple[str, float]]:
+        """The stored runs among `keys`: key -> (metrics as JSON, wall_time_s)."""
+        keys = list(keys)
+        found: dict[str, tuple[str, float]] = {}
+        for i in range(0, len(keys), 500):
+            chunk = keys[i : i + 500]
+            q = (
+                "SELECT key, metrics, wall_time_s FROM runs"
+                f" WHERE key IN ({','.join('?' * len(chunk))})"
+            )
+            found.update((k, (m, w)) for k, m, w in self._db.execute(q, chunk))
+        return found
+
+    def run_times(self) -> dict[str, float]:
+        """The mean simulation wall time of the stored runs of each configuration (by its
+        hash, whatever the build): what a run of it is expected to cost."""
+        q = "SELECT config_hash, AVG(wall_time_s) FROM runs GROUP BY config_hash"
+        return {h: float(w) for h, w in self._db.execute(q)}
+
     def sweeps(self) -> list[dict[str, Any]]:
         """Every sweep with its expected (points x runs) and stored run counts."""
         q = (

@@ -23,7 +23,7 @@ import json
 import math
 import os
 import tomllib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cached_property
@@ -369,18 +369,26 @@ class SweepResult:
             out.append(row)
         return out
 
-    def points(self) -> list[dict[str, Any]]:
+    def points(self, metrics: Container[str] | None = None) -> list[dict[str, Any]]:
         """One row per point: parameters, ``runs``, ``identical`` (two runs or more, all with
         the same metrics: the point draws nothing at random, so its interval of 0 says
         nothing, as ``Results.identical``), and ``<metric>``, ``<metric>.ci90``,
-        ``<metric>.n`` (mean, 90% Student-t half-width, finite samples) for every metric.
+        ``<metric>.n`` (mean, 90% Student-t half-width, finite samples) for every metric,
+        or only for those in ``metrics`` (the same values: each metric is aggregated alone).
 
         Computed once (a report or a document asks several times, and a sweep of thousands of
-        runs and a hundred metrics takes seconds); each call returns fresh row dicts."""
+        runs and a hundred metrics takes seconds); each call returns fresh row dicts. Rows of
+        some metrics are computed at each call (a document's tables read a few of the
+        hundreds of metrics an LTE run gives)."""
+        if metrics is not None:
+            return self._aggregate([m for m in self.metrics if m in metrics])
         return [dict(row) for row in self._points]
 
     @cached_property
     def _points(self) -> list[dict[str, Any]]:
+        return self._aggregate(self.metrics)
+
+    def _aggregate(self, names: Sequence[str]) -> list[dict[str, Any]]:
         from .run import same_metrics
 
         by_point: dict[int, list[RunRecord]] = {}
@@ -388,7 +396,7 @@ class SweepResult:
             by_point.setdefault(r.point, []).append(r)
         # As `_value` (a drop reason that never occurred in a run is 0 there, not missing),
         # with the default of each metric found once rather than once per run.
-        metrics = [(m, 0.0 if m.startswith("drops.") else math.nan) for m in self.metrics]
+        metrics = [(m, 0.0 if m.startswith("drops.") else math.nan) for m in names]
         out = []
         for p, recs in sorted(by_point.items()):
             first = recs[0]
@@ -762,3 +770,204 @@ def run_sweep(
     res.cpu_time_s = cpu
     res.chunks = chunks
     return res
+
+
+# ----------------------------------------------------------------------------------------------
+# Several sweeps through one pool
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class SweepsRun:
+    """What :func:`run_sweeps` did: distinct runs of all the sweeps, those found in the store,
+    those computed now (a run that several sweeps share counts once), their simulations' CPU
+    seconds and the chunks they were sent in."""
+
+    runs: int = 0
+    stored: int = 0
+    computed: int = 0
+    cpu_time_s: float = 0.0
+    chunks: int = 0
+
+
+class _Scale:
+    """Measured CPU per run over estimated cost, of the runs finished so far (1 before any):
+    what turns the costs the runs were ordered by into seconds when the chunks are sized. The
+    core's estimate is 3-10x high (see :class:`_RunTime`); stored run times are about right."""
+
+    def __init__(self) -> None:
+        self.estimated = 0.0
+        self.measured = 0.0
+
+    def add(self, estimated: float, measured: float) -> None:
+        self.estimated += estimated
+        self.measured += measured
+
+    @property
+    def factor(self) -> float:
+        if self.estimated <= 0.0 or self.measured <= 0.0:
+            return 1.0
+        return self.measured / self.estimated
+
+
+def _chunks_by_cost(
+    tasks: Sequence[tuple[Task, float]], workers: int, scale: _Scale, task_s: float
+) -> Iterator[list[Task]]:
+    """``tasks`` (each with its estimated cost, longest first) in chunks of 1/(2 x workers)
+    of the estimated work left (guided self-scheduling by cost rather than by count, since
+    the runs of several sweeps differ a hundredfold): big chunks of the long runs first,
+    ever smaller ones towards the end, of at least 10 x ``task_s`` and at most CHUNK_MAX_S
+    of work (as :func:`_chunks`; a run longer than that is a chunk alone), the costs
+    converted to seconds by ``scale`` as each chunk is made."""
+    left = sum(c for _, c in tasks)
+    i, n = 0, len(tasks)
+    while i < n:
+        f = scale.factor
+        target = min(CHUNK_MAX_S, max(10 * task_s, f * left / (2 * max(1, workers))))
+        chunk: list[Task] = []
+        work = 0.0
+        # At most the target (a relative 1e-9 allowed for rounding), at least one run.
+        while i < n and (not chunk or work + f * tasks[i][1] <= target * (1 + 1e-9)):
+            task, cost = tasks[i]
+            chunk.append(task)
+            work += f * cost
+            left -= cost
+            i += 1
+        yield chunk
+
+
+def run_sweeps(
+    plans: Sequence[SweepPlan],
+    store: Store,
+    *,
+    jobs: int | None = None,
+    cluster: Any = None,
+    progress: Callable[[int, int], None] | None = None,
+    complete: Callable[[int], None] | None = None,
+) -> SweepsRun:
+    """Run what the store lacks of several sweeps through ONE pool (or cluster), longest
+    runs first, so that no core idles at the end of one sweep while the next is planned or
+    its pool starts; read each sweep's results afterwards with :func:`stored_result`.
+
+    Each sweep is registered and its runs recorded as its members as :func:`run_sweep` does
+    (in the order of ``plans``), so the store ends as if they had been run one by one. A run
+    that several sweeps share (the same configuration, seed and run index: a baseline in two
+    recipes) is computed once. A run's cost, for the order and the chunk sizes, is the mean
+    time of the stored runs of its configuration (from any build), else the core's estimate.
+    ``progress(done, total)`` counts distinct runs: ``done`` those in the store.
+    ``complete(i)`` is called once every run of ``plans[i]`` is in the store (at once for a
+    sweep found complete, else as its last run is stored, while the pool works on): what
+    reads the sweep back can then overlap the other sweeps' runs rather than follow them.
+    """
+    todo: dict[str, tuple[PlannedPoint, int, str]] = {}
+    seen: set[str] = set()
+    # The plans each missing run belongs to, and how many missing runs each plan has.
+    needed_by: dict[str, list[int]] = {}
+    missing = [0] * len(plans)
+    out = SweepsRun()
+    for i, sp in enumerate(plans):
+        spec = sp.spec
+        store.register_sweep(
+            spec.name,
+            {**spec.model_dump(mode="json"), "plan": sp.fingerprint()},
+            len(sp.points),
+            spec.runs,
+        )
+        runs = ((p, r) for p in sp.points for r in range(spec.runs))
+        while batch := list(itertools.islice(runs, _BATCH)):
+            keyed = [(p, r, p.key(r, sp.version)) for p, r in batch]
+            store.add_members(
+                spec.name, ((k, p.point, p.params) for p, _, k in keyed), replace=False
+            )
+            for _, _, k in keyed:
+                if k in needed_by:  # missing, found in an earlier plan or batch
+                    needed_by[k].append(i)
+                    missing[i] += 1
+            new = [(p, r, k) for p, r, k in keyed if k not in seen]
+            seen.update(k for _, _, k in new)
+            have = store.existing(k for _, _, k in new)
+            out.stored += len(have)
+            for p, r, k in new:
+                if k not in have:
+                    todo[k] = (p, r, sp.version)
+                    needed_by[k] = [i]
+                    missing[i] += 1
+    out.runs = out.stored + len(todo)
+    if progress is not None:
+        progress(out.stored, out.runs)
+    if complete is not None:
+        for i, n in enumerate(missing):
+            if n == 0:
+                complete(i)
+    if not todo:
+        return out
+
+    # Per distinct configuration: its hash in the store (stored once) and a run's cost.
+    history = store.run_times()
+    config_hash: dict[str, str] = {}
+    cost: dict[str, float] = {}
+    for p, _, _ in todo.values():
+        doc = p.config_json
+        if doc not in config_hash:
+            h = config_hash[doc] = store.put_config(doc)
+            cost[doc] = history.get(h) or _core.estimate_cost(doc)[1]
+    # Longest first (stable: a point's runs stay together and in order).
+    order = sorted(todo.items(), key=lambda kv: -cost[kv[1][0].config_json])
+    tasks = [
+        ((k, p.config_json, p.seed, r), cost[p.config_json] + RUN_OVERHEAD_S)
+        for k, (p, r, _) in order
+    ]
+    estimated = {t[0]: c for t, c in tasks}
+    scale = _Scale()
+    jobs = jobs or os.cpu_count() or 1
+    results: Iterable[list[Done]] = (
+        _run_dask(lambda n: _chunks_by_cost(tasks, n, scale, DASK_TASK_S), cluster)
+        if cluster is not None
+        else _run_local(_chunks_by_cost(tasks, jobs, scale, LOCAL_TASK_S), jobs)
+    )
+    with termination_raises():
+        try:
+            for batch in results:
+                rows = []
+                for key, metrics, wall, cpu in batch:
+                    p, r, version = todo[key]
+                    h = config_hash[p.config_json]
+                    rows.append((key, h, p.seed, r, version, metrics, wall))
+                    scale.add(estimated[key], cpu + RUN_OVERHEAD_S)
+                    out.cpu_time_s += cpu
+                store.put_runs(rows)
+                out.computed += len(batch)
+                out.chunks += 1
+                if progress is not None:
+                    progress(out.stored + out.computed, out.runs)
+                if complete is not None:
+                    for key, *_ in batch:
+                        for i in needed_by[key]:
+                            missing[i] -= 1
+                            if missing[i] == 0:
+                                complete(i)
+        finally:
+            # Now, not when the generator is collected: its cleanup ends the workers.
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()
+    return out
+
+
+def stored_result(sp: SweepPlan, store: Store) -> SweepResult:
+    """The runs of a planned sweep as the store holds them (by their keys, point then run
+    index: as :func:`read_sweep` gives a complete sweep); runs it lacks are left out."""
+    keyed = [(p, r, p.key(r, sp.version)) for p in sp.points for r in range(sp.spec.runs)]
+    found = store.run_results(k for _, _, k in keyed)
+    params: dict[int, dict[str, Any]] = {}
+    records = []
+    for p, r, k in keyed:
+        got = found.get(k)
+        if got is None:
+            continue
+        ps = params.get(p.point)
+        if ps is None:
+            # As the store gives them back: its canonical JSON, parsed.
+            ps = params[p.point] = json.loads(canonical(p.params))
+        records.append(RunRecord(k, p.point, ps, p.seed, r, got[0], got[1]))
+    return SweepResult(name=sp.spec.name, records=records, expected=sp.runs)
