@@ -346,6 +346,25 @@ impl RangeSet {
         if a >= b {
             return 0;
         }
+        // In-order arrivals land at or past the last range: append or grow it without the
+        // general search, insert and drain (the same result: a range starting at or after
+        // the last one's start can touch no other).
+        match self.r.back_mut() {
+            None => {
+                self.r.push_back((a, b));
+                return b - a;
+            }
+            Some(last) if last.1 < a => {
+                self.r.push_back((a, b));
+                return b - a;
+            }
+            Some(last) if last.0 <= a => {
+                let covered = last.1.min(b) - a;
+                last.1 = last.1.max(b);
+                return (b - a) - covered;
+            }
+            Some(_) => {}
+        }
         // Ranges ending before `a` stay apart; those touching or overlapping [a, b) merge.
         let i = self.r.partition_point(|&(_, e)| e < a);
         let (mut lo, mut hi, mut covered) = (a, b, 0);
@@ -1212,9 +1231,14 @@ impl LteRlcEntity {
         if end > self.rx_next {
             self.rx_h = self.rx_h.max(end);
             if let Some(pkt) = sdu_end {
-                let pos = self.ends.partition_point(|&(e, _)| e < end);
-                if self.ends.get(pos).is_none_or(|&(e, _)| e != end) {
-                    self.ends.insert(pos, (end, pkt));
+                // In order (the usual case): past every known end, appended without a search.
+                if self.ends.back().is_none_or(|&(e, _)| e < end) {
+                    self.ends.push_back((end, pkt));
+                } else {
+                    let pos = self.ends.partition_point(|&(e, _)| e < end);
+                    if self.ends.get(pos).is_none_or(|&(e, _)| e != end) {
+                        self.ends.insert(pos, (end, pkt));
+                    }
                 }
             }
         }
@@ -1591,7 +1615,15 @@ impl LteRlcEntity {
                     self.sdus.pop_front();
                 }
             }
-            self.unsent_idx = self.sdu_index(self.next_new);
+            if self.am() {
+                // The SDUs stay (until acknowledged): the next one follows at the next index,
+                // found without a search.
+                if x == s.end {
+                    self.unsent_idx += 1;
+                }
+            } else {
+                self.unsent_idx = self.sdu_index(self.next_new);
+            }
             if x < s.end {
                 // The grant is full.
                 break;
