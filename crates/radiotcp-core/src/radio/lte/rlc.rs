@@ -426,13 +426,23 @@ impl RangeSet {
         a >= b
             || self
                 .r
-                .get(self.idx_after(a))
+                .get(self.idx_after_front(a))
                 .is_some_and(|&(s, e)| s <= a && e >= b)
+    }
+
+    /// [`RangeSet::idx_after`], first trying the front range: the receiver asks about the
+    /// delivery point, which the first range usually holds.
+    #[inline]
+    fn idx_after_front(&self, x: u64) -> usize {
+        match self.r.front() {
+            Some(&(_, e)) if e > x => 0,
+            _ => self.idx_after(x),
+        }
     }
 
     /// The first octet at or after `x` not in the set.
     fn first_missing_from(&self, x: u64) -> u64 {
-        match self.r.get(self.idx_after(x)) {
+        match self.r.get(self.idx_after_front(x)) {
             Some(&(s, e)) if s <= x => e,
             _ => x,
         }
@@ -1558,14 +1568,18 @@ impl LteRlcEntity {
     fn nr_build_new(&mut self, now: Time, room: u32, out: &mut Vec<Chunk>) -> u32 {
         let mut used = 0;
         while self.next_new < self.stream_end {
-            let s = self.sdus[self.unsent_idx];
+            // The SDU's bounds only: its packet is copied out for its last piece alone.
+            let (s_start, s_end) = {
+                let s = &self.sdus[self.unsent_idx];
+                (s.start, s.end)
+            };
             let a = self.next_new;
-            let first = a == s.start;
+            let first = a == s_start;
             if first && self.window_stalled() {
                 break;
             }
             let left = room - used;
-            let rest = s.end - a;
+            let rest = s_end - a;
             let whole = self.nr_header(first, true);
             let (hdr, take) = if self.nr_pdu_cost(whole, rest) <= left as u64 {
                 (whole, rest)
@@ -1589,7 +1603,7 @@ impl LteRlcEntity {
                 sn,
                 start: a,
                 len: take as u32,
-                sdu_end: (x == s.end).then_some(s.packet),
+                sdu_end: (x == s_end).then(|| self.sdus[self.unsent_idx].packet),
                 poll: false,
                 retx: false,
             });
@@ -1618,13 +1632,13 @@ impl LteRlcEntity {
             if self.am() {
                 // The SDUs stay (until acknowledged): the next one follows at the next index,
                 // found without a search.
-                if x == s.end {
+                if x == s_end {
                     self.unsent_idx += 1;
                 }
             } else {
                 self.unsent_idx = self.sdu_index(self.next_new);
             }
-            if x < s.end {
+            if x < s_end {
                 // The grant is full.
                 break;
             }
