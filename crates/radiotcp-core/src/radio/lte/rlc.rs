@@ -689,15 +689,16 @@ impl LteRlcEntity {
     /// The earliest running timer that has something to do: t-PollRetransmit, t-Reordering,
     /// and t-StatusProhibit while a STATUS waits for it.
     pub fn poll_timeout(&self) -> Option<Time> {
-        let prohibit = self.status_prohibit_until.filter(|_| self.status_triggered);
-        [
-            self.poll_retransmit_at,
-            self.reordering.map(|(t, _)| t),
-            prohibit,
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        // The minimum taken by hand: the driver asks after every block, grant and SDU.
+        let min = |a: Option<Time>, b: Time| Some(a.map_or(b, |a| a.min(b)));
+        let mut t = self.poll_retransmit_at;
+        if let Some((r, _)) = self.reordering {
+            t = min(t, r);
+        }
+        if let Some(p) = self.status_prohibit_until.filter(|_| self.status_triggered) {
+            t = min(t, p);
+        }
+        t
     }
 
     /// Nothing to send, nothing unacknowledged, no timer with work to do.
