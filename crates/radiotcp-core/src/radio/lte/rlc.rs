@@ -413,6 +413,7 @@ impl RangeSet {
         }
     }
 
+    #[inline]
     fn remove_below(&mut self, x: u64) {
         while self.r.front().is_some_and(|&(_, e)| e <= x) {
             self.r.pop_front();
@@ -422,6 +423,7 @@ impl RangeSet {
         }
     }
 
+    #[inline]
     fn contains(&self, a: u64, b: u64) -> bool {
         a >= b
             || self
@@ -441,6 +443,7 @@ impl RangeSet {
     }
 
     /// The first octet at or after `x` not in the set.
+    #[inline]
     fn first_missing_from(&self, x: u64) -> u64 {
         match self.r.get(self.idx_after_front(x)) {
             Some(&(s, e)) if s <= x => e,
@@ -629,12 +632,20 @@ impl LteRlcEntity {
     /// running, a discard notice, the retransmissions (one AMD PDU or segment per SN piece,
     /// with their LIs) and one new PDU with all new data. `poll_transmit` with a grant of this size
     /// uses exactly this many octets (unless the transmitting window stalls).
+    #[inline]
     pub fn buffer_status(&self) -> u64 {
         let bo = self.bo.get();
         if bo != BO_STALE {
             debug_assert_eq!(bo, self.compute_buffer_status(), "stale buffer status");
             return bo;
         }
+        self.refresh_buffer_status()
+    }
+
+    /// The cache miss of `buffer_status`, out of line so that the hit inlines into the
+    /// callers that ask every TTI.
+    #[inline(never)]
+    fn refresh_buffer_status(&self) -> u64 {
         let n = self.compute_buffer_status();
         self.bo.set(n);
         n
@@ -1295,6 +1306,7 @@ impl LteRlcEntity {
     /// Deliver complete SDUs at the delivery point, in order (§5.1.3.2.3 / §5.1.2.2.3
     /// "reassemble RLC SDUs ... and deliver to upper layer in ascending order").
     fn deliver(&mut self) {
+        let from = self.rx_next;
         while let Some(&(e, pkt)) = self.ends.front() {
             let s = e.saturating_sub(self.sdu_octets(&pkt));
             if s < self.rx_next {
@@ -1308,7 +1320,11 @@ impl LteRlcEntity {
             }
             self.ends.pop_front();
             self.rx_next = e;
-            self.received.remove_below(e);
+        }
+        // Once for the whole run of SDUs: dropping the octets below each in turn ends in the
+        // same set, and `contains` above never looks below the delivery point.
+        if self.rx_next != from {
+            self.received.remove_below(self.rx_next);
         }
     }
 
