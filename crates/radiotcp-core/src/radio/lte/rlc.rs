@@ -346,6 +346,25 @@ impl RangeSet {
         if a >= b {
             return 0;
         }
+        // In-order arrivals land at or past the last range: append or grow it without the
+        // general search, insert and drain (the same result: a range starting at or after
+        // the last one's start can touch no other).
+        match self.r.back_mut() {
+            None => {
+                self.r.push_back((a, b));
+                return b - a;
+            }
+            Some(last) if last.1 < a => {
+                self.r.push_back((a, b));
+                return b - a;
+            }
+            Some(last) if last.0 <= a => {
+                let covered = last.1.min(b) - a;
+                last.1 = last.1.max(b);
+                return (b - a) - covered;
+            }
+            Some(_) => {}
+        }
         // Ranges ending before `a` stay apart; those touching or overlapping [a, b) merge.
         let i = self.r.partition_point(|&(_, e)| e < a);
         let (mut lo, mut hi, mut covered) = (a, b, 0);
@@ -394,6 +413,7 @@ impl RangeSet {
         }
     }
 
+    #[inline]
     fn remove_below(&mut self, x: u64) {
         while self.r.front().is_some_and(|&(_, e)| e <= x) {
             self.r.pop_front();
@@ -403,17 +423,29 @@ impl RangeSet {
         }
     }
 
+    #[inline]
     fn contains(&self, a: u64, b: u64) -> bool {
         a >= b
             || self
                 .r
-                .get(self.idx_after(a))
+                .get(self.idx_after_front(a))
                 .is_some_and(|&(s, e)| s <= a && e >= b)
     }
 
+    /// [`RangeSet::idx_after`], first trying the front range: the receiver asks about the
+    /// delivery point, which the first range usually holds.
+    #[inline]
+    fn idx_after_front(&self, x: u64) -> usize {
+        match self.r.front() {
+            Some(&(_, e)) if e > x => 0,
+            _ => self.idx_after(x),
+        }
+    }
+
     /// The first octet at or after `x` not in the set.
+    #[inline]
     fn first_missing_from(&self, x: u64) -> u64 {
-        match self.r.get(self.idx_after(x)) {
+        match self.r.get(self.idx_after_front(x)) {
             Some(&(s, e)) if s <= x => e,
             _ => x,
         }
@@ -600,12 +632,20 @@ impl LteRlcEntity {
     /// running, a discard notice, the retransmissions (one AMD PDU or segment per SN piece,
     /// with their LIs) and one new PDU with all new data. `poll_transmit` with a grant of this size
     /// uses exactly this many octets (unless the transmitting window stalls).
+    #[inline]
     pub fn buffer_status(&self) -> u64 {
         let bo = self.bo.get();
         if bo != BO_STALE {
             debug_assert_eq!(bo, self.compute_buffer_status(), "stale buffer status");
             return bo;
         }
+        self.refresh_buffer_status()
+    }
+
+    /// The cache miss of `buffer_status`, out of line so that the hit inlines into the
+    /// callers that ask every TTI.
+    #[inline(never)]
+    fn refresh_buffer_status(&self) -> u64 {
         let n = self.compute_buffer_status();
         self.bo.set(n);
         n
@@ -660,15 +700,16 @@ impl LteRlcEntity {
     /// The earliest running timer that has something to do: t-PollRetransmit, t-Reordering,
     /// and t-StatusProhibit while a STATUS waits for it.
     pub fn poll_timeout(&self) -> Option<Time> {
-        let prohibit = self.status_prohibit_until.filter(|_| self.status_triggered);
-        [
-            self.poll_retransmit_at,
-            self.reordering.map(|(t, _)| t),
-            prohibit,
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        // The minimum taken by hand: the driver asks after every block, grant and SDU.
+        let min = |a: Option<Time>, b: Time| Some(a.map_or(b, |a| a.min(b)));
+        let mut t = self.poll_retransmit_at;
+        if let Some((r, _)) = self.reordering {
+            t = min(t, r);
+        }
+        if let Some(p) = self.status_prohibit_until.filter(|_| self.status_triggered) {
+            t = min(t, p);
+        }
+        t
     }
 
     /// Nothing to send, nothing unacknowledged, no timer with work to do.
@@ -1212,9 +1253,14 @@ impl LteRlcEntity {
         if end > self.rx_next {
             self.rx_h = self.rx_h.max(end);
             if let Some(pkt) = sdu_end {
-                let pos = self.ends.partition_point(|&(e, _)| e < end);
-                if self.ends.get(pos).is_none_or(|&(e, _)| e != end) {
-                    self.ends.insert(pos, (end, pkt));
+                // In order (the usual case): past every known end, appended without a search.
+                if self.ends.back().is_none_or(|&(e, _)| e < end) {
+                    self.ends.push_back((end, pkt));
+                } else {
+                    let pos = self.ends.partition_point(|&(e, _)| e < end);
+                    if self.ends.get(pos).is_none_or(|&(e, _)| e != end) {
+                        self.ends.insert(pos, (end, pkt));
+                    }
                 }
             }
         }
@@ -1260,6 +1306,7 @@ impl LteRlcEntity {
     /// Deliver complete SDUs at the delivery point, in order (§5.1.3.2.3 / §5.1.2.2.3
     /// "reassemble RLC SDUs ... and deliver to upper layer in ascending order").
     fn deliver(&mut self) {
+        let from = self.rx_next;
         while let Some(&(e, pkt)) = self.ends.front() {
             let s = e.saturating_sub(self.sdu_octets(&pkt));
             if s < self.rx_next {
@@ -1273,7 +1320,11 @@ impl LteRlcEntity {
             }
             self.ends.pop_front();
             self.rx_next = e;
-            self.received.remove_below(e);
+        }
+        // Once for the whole run of SDUs: dropping the octets below each in turn ends in the
+        // same set, and `contains` above never looks below the delivery point.
+        if self.rx_next != from {
+            self.received.remove_below(self.rx_next);
         }
     }
 
@@ -1534,14 +1585,18 @@ impl LteRlcEntity {
     fn nr_build_new(&mut self, now: Time, room: u32, out: &mut Vec<Chunk>) -> u32 {
         let mut used = 0;
         while self.next_new < self.stream_end {
-            let s = self.sdus[self.unsent_idx];
+            // The SDU's bounds only: its packet is copied out for its last piece alone.
+            let (s_start, s_end) = {
+                let s = &self.sdus[self.unsent_idx];
+                (s.start, s.end)
+            };
             let a = self.next_new;
-            let first = a == s.start;
+            let first = a == s_start;
             if first && self.window_stalled() {
                 break;
             }
             let left = room - used;
-            let rest = s.end - a;
+            let rest = s_end - a;
             let whole = self.nr_header(first, true);
             let (hdr, take) = if self.nr_pdu_cost(whole, rest) <= left as u64 {
                 (whole, rest)
@@ -1565,7 +1620,7 @@ impl LteRlcEntity {
                 sn,
                 start: a,
                 len: take as u32,
-                sdu_end: (x == s.end).then_some(s.packet),
+                sdu_end: (x == s_end).then(|| self.sdus[self.unsent_idx].packet),
                 poll: false,
                 retx: false,
             });
@@ -1591,8 +1646,16 @@ impl LteRlcEntity {
                     self.sdus.pop_front();
                 }
             }
-            self.unsent_idx = self.sdu_index(self.next_new);
-            if x < s.end {
+            if self.am() {
+                // The SDUs stay (until acknowledged): the next one follows at the next index,
+                // found without a search.
+                if x == s_end {
+                    self.unsent_idx += 1;
+                }
+            } else {
+                self.unsent_idx = self.sdu_index(self.next_new);
+            }
+            if x < s_end {
                 // The grant is full.
                 break;
             }

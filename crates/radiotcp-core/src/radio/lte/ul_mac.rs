@@ -250,6 +250,16 @@ impl UeUlMac {
     /// arrivals), `grant` octets were granted for a PUSCH in this TTI (0: none). Returns the
     /// control the UE sends in this TTI. Call once per TTI, in order.
     pub fn on_tti(&mut self, tti: u64, buffered: u64, grant: u32) -> UlControl {
+        // Most calls (a UE waiting for its grant with the same buffer) change nothing and
+        // send nothing: no arrival, no grant, no SR pending, no timer due.
+        if grant == 0
+            && buffered == self.buffered
+            && !self.sr_pending
+            && self.retx_at.is_none_or(|t| tti < t)
+            && self.periodic_at.is_none_or(|t| tti < t)
+        {
+            return UlControl::default();
+        }
         let arrived_in_empty = self.buffered == 0 && buffered > 0;
         let grew = buffered > self.buffered;
         self.buffered = buffered;
