@@ -255,6 +255,11 @@ impl TimerSlot {
         }
     }
 
+    /// The deadline of the slot's live event, if one is pending.
+    pub fn armed(&self) -> Option<Time> {
+        self.armed
+    }
+
     /// An event with `generation` fired. True if it is the live event (then the slot is idle
     /// until armed again), false if it was superseded.
     #[inline]
