@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use crate::engine::{to_secs, EventQueue, Time};
+use crate::engine::{to_secs, EventQueue, Packed, Time};
 use crate::link::delay::VariableDelay;
 use crate::link::{Dir, Enqueued, LinkDir, OnWire};
 use crate::packet::{HostId, Packet};
@@ -103,7 +103,7 @@ impl Net {
     /// Offer a packet to a link direction at `now` (by reference: the direction copies it
     /// once, into its queue).
     #[inline]
-    pub fn send_on<E: From<(LinkId, Dir, LinkEvent)>>(
+    pub fn send_on<E: From<(LinkId, Dir, LinkEvent)> + Packed>(
         &mut self,
         q: &mut EventQueue<E>,
         probe: &mut Probe,

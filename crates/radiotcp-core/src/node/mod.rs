@@ -13,8 +13,8 @@ pub mod router;
 pub mod umts;
 
 use crate::config::{AccessConfig, ScenarioConfig};
-use crate::engine::{stream, EventQueue, RngStream, Time, TimerSlot};
-use crate::link::Dir;
+use crate::engine::{stream, EventQueue, Packed, RngStream, Time, TimerSlot, PACKED_BITS};
+use crate::link::{Dir, OnWire};
 use crate::net::{LinkEvent, LinkId, Net, NodeId, Port};
 use crate::packet::{HostId, Packet};
 use crate::probe::Probe;
@@ -54,6 +54,36 @@ pub struct ExternalHost {
 pub enum Event {
     Node(NodeId, NodeEvent),
     Link(LinkId, Dir, LinkEvent),
+}
+
+/// A link direction's end of serialisation and in-order arrival travel in the queue's heap
+/// key: `link << 2 | dir << 1 | arrival`. Node events and arrivals by slot wait in the slab.
+impl Packed for Event {
+    #[inline(always)]
+    fn pack(&self) -> Option<u32> {
+        match *self {
+            Event::Link(l, d, ev) if l < 1 << (PACKED_BITS - 2) => {
+                let arrival = match ev {
+                    LinkEvent::TxDone => 0,
+                    LinkEvent::Arrive(OnWire::Next) => 1,
+                    LinkEvent::Arrive(OnWire::Slot(_)) => return None,
+                };
+                Some(l << 2 | (d as u32) << 1 | arrival)
+            }
+            _ => None,
+        }
+    }
+
+    #[inline(always)]
+    fn unpack(bits: u32) -> Self {
+        let d = if bits & 2 == 0 { Dir::Data } else { Dir::Ack };
+        let ev = if bits & 1 == 0 {
+            LinkEvent::TxDone
+        } else {
+            LinkEvent::Arrive(OnWire::Next)
+        };
+        Event::Link(bits >> 2, d, ev)
+    }
 }
 
 impl From<(LinkId, Dir, LinkEvent)> for Event {
@@ -227,5 +257,39 @@ impl Ctx<'_> {
                 .send_on(self.q, self.probe, self.now, link, dir, pkt),
             Port::Attached(node) => self.handoff.push((node, *pkt)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_events_pack_and_come_back_whole() {
+        for l in [0, 1, 7, (1 << (PACKED_BITS - 2)) - 1] {
+            for d in [Dir::Data, Dir::Ack] {
+                for ev in [LinkEvent::TxDone, LinkEvent::Arrive(OnWire::Next)] {
+                    let bits = Event::Link(l, d, ev).pack().expect("a link event packs");
+                    assert!(bits < 1 << PACKED_BITS);
+                    match Event::unpack(bits) {
+                        Event::Link(l2, d2, ev2) => {
+                            assert_eq!((l2, d2), (l, d));
+                            assert_eq!(format!("{ev2:?}"), format!("{ev:?}"));
+                        }
+                        other => panic!("{other:?}"),
+                    }
+                }
+            }
+        }
+        let slot = Event::Link(0, Dir::Data, LinkEvent::Arrive(OnWire::Slot(3)));
+        assert!(
+            slot.pack().is_none(),
+            "an arrival by slot waits in the slab"
+        );
+        assert!(
+            Event::Link(1 << (PACKED_BITS - 2), Dir::Data, LinkEvent::TxDone)
+                .pack()
+                .is_none()
+        );
     }
 }

@@ -140,3 +140,75 @@ impl Router {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{
+        BsAckConfig, DelayDirections, DelayProcessKind, PacingRuleKind, ScenarioConfig,
+        VariableDelayConfig,
+    };
+    use crate::node::Node;
+    use crate::{topology, RunOptions};
+
+    /// The controller's deadline (`poll_timeout`) is never without an event on the queue to
+    /// serve it: after every event of a run, the router's timer slot is armed at or before
+    /// it. The UMTS node's ACK rate control once set a deadline in a TTI without scheduling
+    /// it; here every change of the deadline (an ACK from the MH queued, ACKs released) goes
+    /// through `bs_release`, which syncs the slot, and forwarding data leaves it unchanged.
+    /// Reordering, pacing by SRTT per window and the maximum wait make the deadline move
+    /// both ways.
+    #[test]
+    fn the_bs_timer_is_armed_whenever_the_controller_has_a_deadline() {
+        for (pacing_rule, max_wait) in [
+            (PacingRuleKind::SrttPerWindow, None),
+            (PacingRuleKind::SrttFraction, Some(150.0)),
+        ] {
+            let mut cfg = ScenarioConfig::default();
+            cfg.simulation.duration_s = 30.0;
+            cfg.flows.count = 2;
+            cfg.links[1].variable_delay = Some(VariableDelayConfig {
+                process: DelayProcessKind::Uniform,
+                mean_ms: 120.0,
+                half_width_ms: 80.0,
+                fifo: false,
+                start_s: 0.5,
+                directions: DelayDirections::Both,
+                ..VariableDelayConfig::default()
+            });
+            cfg.bs_ack = BsAckConfig {
+                enabled: true,
+                link: cfg.links[1].name.clone(),
+                dup_ack_thresh: 5,
+                pacing: true,
+                pacing_rule,
+                max_ack_wait_ms: max_wait,
+                ..BsAckConfig::default()
+            };
+            cfg.validate().expect("a valid scenario");
+            let mut sim = topology::build(&cfg, 1, 0, &RunOptions::default());
+            let end = sim.end();
+            let (mut events, mut with_deadline) = (0u64, 0u64);
+            while sim.step(end) {
+                events += 1;
+                for n in 0..sim.node_count() {
+                    let Node::Router(r) = sim.node(n as u32) else {
+                        continue;
+                    };
+                    let Some(b) = r.bs.as_ref() else { continue };
+                    if let Some(d) = b.ctrl.poll_timeout() {
+                        with_deadline += 1;
+                        assert!(
+                            b.timer.armed().is_some_and(|a| a <= d),
+                            "event {events}: deadline {d} but the slot is armed at {:?}",
+                            b.timer.armed()
+                        );
+                    }
+                }
+            }
+            assert!(
+                with_deadline > 100,
+                "the controller paced ({with_deadline} events)"
+            );
+        }
+    }
+}
