@@ -1894,7 +1894,6 @@ fn candidate_width(max_prb: u32) -> u32 {
     }
 }
 
-#[inline]
 /// The highest aggregation level (1, 2, 4, 8) a CORESET of `cces` CCEs holds.
 fn max_level(cces: u32) -> u8 {
     [8u8, 4, 2, 1]
@@ -1903,6 +1902,7 @@ fn max_level(cces: u32) -> u8 {
         .unwrap_or(1)
 }
 
+#[inline]
 fn ue_harq_processes(ue: &Ue) -> u64 {
     ue.ul_harq.processes() as u64
 }
