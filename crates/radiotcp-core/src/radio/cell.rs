@@ -212,11 +212,11 @@ impl TbsTable {
             [(kind as usize * MCS_COUNT + mcs as usize) * (self.n_prb as usize + 1) + n as usize]
     }
 
-    /// The fewest PRBs, at most `limit`, whose block of `kind` at `mcs` holds `bytes` (an
-    /// adaptive retransmission's width); `None` if even `limit` PRBs are too few. Block sizes
-    /// grow with the PRBs (more resource elements, TS 36.213 §7.1.7 / TS 38.214 §5.1.3.2), so
-    /// a binary search. LTE's PUSCH width rule is not applied (adaptive retransmissions are
-    /// NR's).
+    /// The fewest PRBs, at most `limit`, whose block of `kind` at `mcs` holds `bytes` (a PF
+    /// allocation sized to a backlog, an adaptive retransmission's width); `None` if even
+    /// `limit` PRBs are too few. Block sizes grow with the PRBs (more resource elements, TS
+    /// 36.213 §7.1.7 / TS 38.214 §5.1.3.2), so a binary search. LTE's PUSCH width rule is
+    /// not applied here: the uplink scheduler rounds the width down to an allowed one after.
     pub fn prbs_for(&self, kind: TbKind, mcs: u8, bytes: u32, limit: u32) -> Option<u32> {
         let limit = limit.min(self.n_prb);
         let row = (kind as usize * MCS_COUNT + mcs as usize) * (self.n_prb as usize + 1);

@@ -172,7 +172,12 @@ impl PfScheduler {
             if !budget.admit(c.ue, c.cce) {
                 continue;
             }
-            let n_prb = carry(&self.p.tbs, kind, c.mcs, c.backlog, left);
+            // The fewest PRBs that carry the backlog, or all that are left.
+            let n_prb = self
+                .p
+                .tbs
+                .prbs_for(kind, c.mcs, c.backlog, left)
+                .unwrap_or(left);
             let tbs = self.p.tbs.octets(kind, c.mcs, n_prb);
             out.push(Allocation {
                 ue: c.ue,
@@ -285,7 +290,9 @@ impl UlScheduler {
                 }
                 for pos in 0..self.pf.order.len() {
                     let c = candidates[select_next(&mut self.pf.order, pos)];
-                    let want = carry(&table, TbKind::Ul, c.mcs, c.backlog, left)
+                    let want = table
+                        .prbs_for(TbKind::Ul, c.mcs, c.backlog, left)
+                        .unwrap_or(left)
                         .max(min_prb)
                         .min(c.max_prb.max(min_prb));
                     let Some(n_prb) = table.largest_ul_prb(want.min(left)) else {
@@ -354,29 +361,6 @@ fn select_next(order: &mut [(f64, usize)], pos: usize) -> usize {
     }
     order.swap(pos, best);
     order[pos].1
-}
-
-/// The fewest PRBs (at most `left`) whose transport block of `kind` at `mcs` carries
-/// `backlog` octets; `left` if none does. TBS grows with the PRB count, so a binary search
-/// finds it.
-fn carry(table: &TbsTable, kind: TbKind, mcs: u8, backlog: u32, left: u32) -> u32 {
-    if left == 0 {
-        return 0;
-    }
-    let fits = |n: u32| table.octets(kind, mcs, n) >= backlog;
-    if !fits(left) {
-        return left;
-    }
-    let (mut lo, mut hi) = (1, left);
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        if fits(mid) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    lo
 }
 
 #[cfg(test)]
@@ -510,7 +494,9 @@ mod tests {
         // Two 58-octet ACKs reported at MCS 10: the smallest PUSCH block that carries 116
         // octets, rounded down to an allowed PRB count.
         s.schedule(0, 0, &[cand(0, 10, 116)], &mut free(), &mut out);
-        let need = carry(&TbsTable::lte(100), TbKind::Ul, 10, 116, 100);
+        let need = TbsTable::lte(100)
+            .prbs_for(TbKind::Ul, 10, 116, 100)
+            .unwrap();
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].n_prb, largest_allowed_ul_prb(need).unwrap());
         assert!(is_allowed(out[0].n_prb));
