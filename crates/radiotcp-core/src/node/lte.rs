@@ -1367,7 +1367,7 @@ impl LteNode {
         self.after_dcis(sec, Link::Dl, allocs.len());
         for a in &allocs {
             let mcs = cands.iter().find(|c| c.ue == a.ue).map_or(0, |c| c.mcs);
-            self.send_dl(ctx, n, *a, mcs);
+            self.send_dl(ctx, n, *a, mcs, kind);
         }
         self.cands = cands;
         self.allocs = allocs;
@@ -1423,8 +1423,9 @@ impl LteNode {
     }
 
     /// Build and send a downlink block: SDUs move from the buffer into the RLC as far as
-    /// the block has room (CoDel judges each at this moment), then RLC fills it.
-    fn send_dl(&mut self, ctx: &mut Ctx, n: u64, a: Allocation, mcs: u8) {
+    /// the block has room (CoDel judges each at this moment), then RLC fills it. `kind`: a
+    /// full slot's block or a special slot's (its resource elements count in HARQ combining).
+    fn send_dl(&mut self, ctx: &mut Ctx, n: u64, a: Allocation, mcs: u8, kind: TbKind) {
         let now = ctx.now;
         let u = a.ue;
         let room = a.tbs.saturating_sub(self.rat.mac_header);
@@ -1447,11 +1448,6 @@ impl LteNode {
             need += self.rat.rlc.sdu_cost(pkt.size);
             ue.enb_rlc.offer_sdu(now, pkt);
         }
-        let kind = if self.rat.duplex.has_full_dl(n) {
-            TbKind::Dl
-        } else {
-            TbKind::DlSpecial
-        };
         let re = a.n_prb * self.rat.tbs.re_per_prb(kind);
         let idx = self.pool.alloc(u, mcs, a.n_prb, re, a.tbs);
         let tb = &mut self.pool.tbs[idx as usize];
