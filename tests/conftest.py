@@ -32,6 +32,22 @@ def run_cli(*args: str, timeout: float = 120, cwd: Path = REPO) -> subprocess.Co
 
 
 @pytest.fixture
+def local_pools(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The local process pools the sweeps open, by their `jobs` (one entry per pool)."""
+    import radiotcp.sweep as sweep_mod
+
+    pools: list[int] = []
+    run_local = sweep_mod._run_local
+
+    def counted(chunks, jobs):
+        pools.append(jobs)
+        yield from run_local(chunks, jobs)
+
+    monkeypatch.setattr(sweep_mod, "_run_local", counted)
+    return pools
+
+
+@pytest.fixture
 def preset() -> Path:
     return PRESET
 

@@ -110,20 +110,11 @@ def test_the_document_holds_what_the_quick_recipes_produce(tmp_path: Path):
     assert changed == [], f"run `make doc-tables`: {changed}"
 
 
-def test_one_pool_serves_several_recipes_with_the_tables_of_one_by_one(tmp_path, monkeypatch):
+def test_one_pool_serves_several_recipes_with_the_tables_of_one_by_one(tmp_path, local_pools):
     """compute runs every recipe's sweeps and baselines through one pool; the tables are those
     of the recipes run one by one (each sweep with its own pool), character for character."""
-    import radiotcp.sweep as sweep_mod
-
     names = ["umts-trace", "bs-spike", "sbd-fig2"]
-    pools: list[int] = []
-    run_local = sweep_mod._run_local
-
-    def counted(chunks, jobs):
-        pools.append(jobs)
-        yield from run_local(chunks, jobs)
-
-    monkeypatch.setattr(sweep_mod, "_run_local", counted)
+    pools = local_pools
     seen: list[tuple[int, int]] = []
     with Store(tmp_path / "one.sqlite") as store:
         together = compute(names, store, jobs=2, progress=lambda d, t: seen.append((d, t)))

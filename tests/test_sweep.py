@@ -443,24 +443,15 @@ def test_results_are_the_same_whatever_the_chunking_and_the_store_read_back(tmp_
     assert sizes == [1] * 24
 
 
-def test_several_sweeps_share_one_pool_and_a_shared_run_is_computed_once(tmp_path, monkeypatch):
+def test_several_sweeps_share_one_pool_and_a_shared_run_is_computed_once(tmp_path, local_pools):
     """run_sweeps: one pool for all the sweeps, a run two sweeps share computed once, each
     sweep's result (stored_result) record for record what run_sweep gives it alone, and the
     store's sweeps as if run one by one."""
-    import radiotcp.sweep as sweep_mod
-
     a = spec(name="a")
     # Shares the points of `a` with flows.count = 1 (same configurations: same keys).
     b = spec(name="b", grid={"links.1.queue.limit_packets": [10, 40, 80]}, runs=2)
     plans = [plan_points(a, REPO), plan_points(b, REPO)]
-    pools: list[int] = []
-    run_local = sweep_mod._run_local
-
-    def counted(chunks, jobs):
-        pools.append(jobs)
-        yield from run_local(chunks, jobs)
-
-    monkeypatch.setattr(sweep_mod, "_run_local", counted)
+    pools = local_pools
     completed: list[int] = []
 
     def complete(i: int) -> None:
