@@ -60,9 +60,18 @@ const SLOT_BITS: u32 = 24;
 const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 /// Set in a key whose low bits are the event itself ([`Packed`]) rather than a slab slot.
 const PACKED_FLAG: u64 = 1 << (SLOT_BITS - 1);
-/// Bits of a packed event, and of a slab slot: 2^23 events may be pending at once.
-pub const PACKED_BITS: u32 = SLOT_BITS - 1;
-const PAYLOAD_MASK: u64 = PACKED_FLAG - 1;
+/// Set in a packed event's key that heads its lane or waits in it ([`EventQueue`]).
+const LANE_FLAG: u64 = 1 << (SLOT_BITS - 2);
+/// Bits of a packed event.
+pub const PACKED_BITS: u32 = SLOT_BITS - 2;
+const PAYLOAD_MASK: u64 = LANE_FLAG - 1;
+/// Bits of a slab slot: 2^23 events may be pending at once.
+const SLOT_LIMIT: u64 = PACKED_FLAG - 1;
+/// The heap size from which events enter lanes. In a heap of a few dozen keys a sift takes a
+/// few levels, and a lane's bookkeeping costs more than it saves: the wired presets, whose
+/// heap holds ten to twenty keys, took 6 to 9 % more instructions with every arrival in a
+/// lane.
+const LANE_MIN_HEAP: usize = 64;
 
 /// An event that may travel inside its heap key: `pack` gives it in [`PACKED_BITS`] bits, or
 /// None for one that waits in the slab. The wired path's events (a link direction's end of
@@ -78,6 +87,15 @@ pub trait Packed: Sized {
     fn unpack(bits: u32) -> Self {
         unreachable!("no event of this type is packed (bits {bits:#x})")
     }
+
+    /// The lane of the packed event `bits`, if it is one of a series that comes in time
+    /// order from one source (a link direction's arrivals: a constant delay after ends of
+    /// serialisation that come in order). See [`EventQueue`]: the queue keeps only a lane's
+    /// earliest event in its heap.
+    fn lane(bits: u32) -> Option<usize> {
+        let _ = bits;
+        None
+    }
 }
 
 /// Events ordered by (time, insertion sequence).
@@ -87,8 +105,21 @@ pub trait Packed: Sized {
 /// moves keys, not 48-byte events, and one `u128` comparison orders by time then sequence
 /// (the low bits never decide: sequences are unique). The pop order is exactly that of a heap
 /// of (time, seq, event) entries.
+///
+/// Lanes keep that order with a smaller heap. A packed event with a [`Packed::lane`], whose
+/// key is later than every key already in its lane, waits in the lane (a FIFO of keys) and
+/// only each lane's head sits in the heap; when a head pops, the next key of its lane takes
+/// its place in the heap, with the key (and so the sequence) it was given when scheduled.
+/// Every pending event is in the heap or behind a lane head that precedes it, so the earliest
+/// one is in the heap and the pop order is that of one heap. An event earlier than its lane's
+/// last key (a variable delay letting a packet overtake) goes to the heap, as does every event
+/// while the heap is small ([`LANE_MIN_HEAP`]). The NR 60-UE cell's 1 Gb/s, 20 ms internet
+/// link has some 1,500 arrivals pending: in lanes, they leave the heap to the timers and the
+/// lane heads, and every push and pop sifts through fewer levels (5 % fewer instructions in
+/// that run, 3 % in the LTE one).
 pub struct EventQueue<E> {
     heap: BinaryHeap<Reverse<u128>>,
+    lanes: Vec<Lane>,
     slab: Vec<Option<E>>,
     free: Vec<u32>,
     next_seq: u64,
@@ -106,6 +137,7 @@ impl<E: Packed> EventQueue<E> {
     pub fn new() -> Self {
         Self {
             heap: BinaryHeap::with_capacity(1024),
+            lanes: Vec::new(),
             slab: Vec::with_capacity(1024),
             free: Vec::with_capacity(1024),
             next_seq: 0,
@@ -134,15 +166,47 @@ impl<E: Packed> EventQueue<E> {
             seq < 1 << (64 - SLOT_BITS),
             "more than 2^40 events scheduled"
         );
-        let low = match event.pack() {
+        let high = (at as u128) << 64 | (seq << SLOT_BITS) as u128;
+        let key = match event.pack() {
             Some(bits) => {
                 debug_assert!((bits as u64) <= PAYLOAD_MASK, "a packed event too wide");
-                PACKED_FLAG | bits as u64
+                let key = high | (PACKED_FLAG | bits as u64) as u128;
+                // The heap's size first: below the threshold (the wired presets), that is
+                // the one test an event pays.
+                match E::lane(bits).filter(|_| self.heap.len() >= LANE_MIN_HEAP) {
+                    Some(l) => match self.enter_lane(l, key) {
+                        Some(k) => k,
+                        None => return,
+                    },
+                    None => key,
+                }
             }
-            None => self.park(event),
+            None => high | self.park(event) as u128,
         };
-        let key = (at as u128) << 64 | (seq << SLOT_BITS | low) as u128;
         self.heap.push(Reverse(key));
+    }
+
+    /// Put the packed event `key` in lane `l` if it is later than the lane's last key: None
+    /// if it waits behind the head, else the key to push to the heap (flagged if it heads
+    /// the lane; as it is if it overtakes the lane, which it does not enter).
+    #[inline(always)]
+    fn enter_lane(&mut self, l: usize, key: u128) -> Option<u128> {
+        if l >= self.lanes.len() {
+            self.lanes.resize_with(l + 1, Lane::default);
+        }
+        let lane = &mut self.lanes[l];
+        let key_in_lane = key | LANE_FLAG as u128;
+        match lane.keys.last() {
+            None => {
+                lane.keys.push(key_in_lane);
+                Some(key_in_lane)
+            }
+            Some(&last) if key_in_lane > last => {
+                lane.keys.push(key_in_lane);
+                None
+            }
+            Some(_) => Some(key),
+        }
     }
 
     /// Put an event that does not pack in a free slab slot: its slot.
@@ -160,7 +224,7 @@ impl<E: Packed> EventQueue<E> {
             None => {
                 self.slab.push(Some(event));
                 let i = self.slab.len() as u64 - 1;
-                assert!(i <= PAYLOAD_MASK, "more than 2^23 events pending");
+                assert!(i <= SLOT_LIMIT, "more than 2^23 events pending");
                 i
             }
         }
@@ -174,11 +238,29 @@ impl<E: Packed> EventQueue<E> {
         if time > until {
             return None;
         }
-        self.heap.pop();
         let low = key as u64 & SLOT_MASK;
         let event = if low & PACKED_FLAG != 0 {
-            E::unpack((low & PAYLOAD_MASK) as u32)
+            let bits = (low & PAYLOAD_MASK) as u32;
+            let next = if low & LANE_FLAG != 0 {
+                E::lane(bits).and_then(|l| self.lanes[l].leave(key))
+            } else {
+                None
+            };
+            match next {
+                // The lane's next key takes the head's place: one sift down, where a pop
+                // and a push sift twice.
+                Some(k) => {
+                    if let Some(mut top) = self.heap.peek_mut() {
+                        *top = Reverse(k);
+                    }
+                }
+                None => {
+                    self.heap.pop();
+                }
+            }
+            E::unpack(bits)
         } else {
+            self.heap.pop();
             let slot = low as u32;
             let event = self.slab[slot as usize]
                 .take()
@@ -203,11 +285,47 @@ impl<E: Packed> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        let behind: usize = self
+            .lanes
+            .iter()
+            .map(|l| (l.keys.len() - l.head).saturating_sub(1))
+            .sum();
+        self.heap.len() + behind
     }
 
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
+    }
+}
+
+/// The keys of a lane's events in order from `head`: the head (in the heap too), then the
+/// ones behind it. A vector and an index rather than a ring: emptied it starts again at 0,
+/// and one that never empties moves its live keys to the front once half of it is spent, a
+/// copy per key at most.
+#[derive(Default)]
+struct Lane {
+    keys: Vec<u128>,
+    head: usize,
+}
+
+impl Lane {
+    /// The head `key` popped: the key that takes its place in the heap, if any.
+    #[inline(always)]
+    fn leave(&mut self, key: u128) -> Option<u128> {
+        debug_assert_eq!(self.keys.get(self.head), Some(&key), "not the lane's head");
+        self.head += 1;
+        let len = self.keys.len();
+        if self.head == len {
+            self.keys.clear();
+            self.head = 0;
+            return None;
+        }
+        if self.head >= 1024 && 2 * self.head >= len {
+            self.keys.copy_within(self.head.., 0);
+            self.keys.truncate(len - self.head);
+            self.head = 0;
+        }
+        Some(self.keys[self.head])
     }
 }
 
@@ -463,6 +581,69 @@ mod tests {
         let order: Vec<u32> =
             std::iter::from_fn(|| q.pop_until(u64::MAX).map(|e| e.1 .0)).collect();
         assert_eq!(order, vec![1, 3, 6, 4, 0, 2, 5]);
+    }
+
+    /// Event `id`, in lane `bits & 7` when that is not 0 (lane 0 is unused).
+    #[derive(Debug, PartialEq)]
+    struct Laned(u32);
+
+    impl Packed for Laned {
+        fn pack(&self) -> Option<u32> {
+            Some(self.0)
+        }
+
+        fn unpack(bits: u32) -> Self {
+            Laned(bits)
+        }
+
+        fn lane(bits: u32) -> Option<usize> {
+            Some((bits & 7) as usize).filter(|&l| l != 0)
+        }
+    }
+
+    #[test]
+    fn lanes_keep_the_order_of_one_heap() {
+        // Lane events mostly in time order with some overtaking (a variable delay), among
+        // enough others that the heap passes LANE_MIN_HEAP and lanes fill and empty.
+        let mut q = EventQueue::new();
+        let mut reference: Vec<(Time, u64, u32)> = Vec::new();
+        let mut rng = RngStream::new(7, 0, 0);
+        let mut last = [0 as Time; 8];
+        let (mut next, mut seq, mut now) = (0u32, 0u64, 0);
+        let mut laned = 0;
+        for round in 0..20_000 {
+            for _ in 0..(1 + (rng.uniform() * 3.0) as u64) {
+                let lane = (rng.uniform() * 8.0) as u32;
+                let at = if lane == 0 {
+                    now + (rng.uniform() * 400.0) as Time
+                } else if rng.uniform() < 0.1 {
+                    now + (rng.uniform() * 100.0) as Time
+                } else {
+                    last[lane as usize] =
+                        last[lane as usize].max(now) + (rng.uniform() * 3.0) as Time;
+                    last[lane as usize]
+                };
+                let id = (next << 3 | lane) & ((1 << PACKED_BITS) - 1);
+                next += 1;
+                q.schedule(at, Laned(id));
+                reference.push((at, seq, id));
+                seq += 1;
+            }
+            laned = laned.max(q.lanes.iter().map(|l| l.keys.len()).sum::<usize>());
+            if round % 5 != 0 {
+                reference.sort();
+                let (t, _, id) = reference.remove(0);
+                assert_eq!(q.pop_until(Time::MAX), Some((t, Laned(id))));
+                now = t;
+            }
+            assert_eq!(q.len(), reference.len());
+        }
+        assert!(laned > 100, "lanes were used ({laned} keys at most)");
+        reference.sort();
+        for (t, _, id) in reference {
+            assert_eq!(q.pop_until(Time::MAX), Some((t, Laned(id))));
+        }
+        assert!(q.is_empty());
     }
 
     #[test]

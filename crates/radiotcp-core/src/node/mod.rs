@@ -84,6 +84,14 @@ impl Packed for Event {
         };
         Event::Link(bits >> 2, d, ev)
     }
+
+    /// A link direction's in-order arrivals come in time order (the ends of serialisation
+    /// do, and a constant delay follows them, or a delay process that keeps the order): the
+    /// queue may keep them in a lane per direction, `link << 1 | dir`.
+    #[inline(always)]
+    fn lane(bits: u32) -> Option<usize> {
+        (bits & 1 != 0).then_some((bits >> 1) as usize)
+    }
 }
 
 impl From<(LinkId, Dir, LinkEvent)> for Event {
