@@ -43,6 +43,11 @@ pub struct SpuriousTracker {
     retx: BTreeMap<u64, Vec<Time>>,
     /// seq -> times of timeouts (with seq oldest outstanding) not yet shown to be spurious.
     rto: BTreeMap<u64, Vec<Time>>,
+    /// No key of `retx` (of `rto`) is above this: an arrival of new data, above every
+    /// retransmitted segment, skips the map's search (once a segment is retransmitted, its
+    /// needed retransmissions wait there for the horizon, and every arrival searched the map).
+    retx_max: u64,
+    rto_max: u64,
     pub spurious_retransmissions: u64,
     pub spurious_timeouts: u64,
     /// Of `spurious_timeouts`: the segment's first transmission reached the receiver.
@@ -60,6 +65,7 @@ impl SpuriousTracker {
             self.spurious_retransmissions += 1;
         } else {
             self.retx.entry(seq).or_default().push(now);
+            self.retx_max = self.retx_max.max(seq);
         }
     }
 
@@ -76,13 +82,14 @@ impl SpuriousTracker {
             self.count_timeouts(1, repaired);
         } else {
             self.rto.entry(una).or_default().push(now);
+            self.rto_max = self.rto_max.max(una);
         }
     }
 
     /// A copy of segment `seq` sent at `sent_at` reached the receiver at `now`, whose RCV.NXT
     /// (before this arrival) is `rcv_nxt`.
     pub fn on_arrival(&mut self, now: Time, seq: u64, sent_at: Time, rcv_nxt: u64) {
-        if !self.rto.is_empty() && self.rto.contains_key(&seq) {
+        if seq <= self.rto_max && !self.rto.is_empty() && self.rto.contains_key(&seq) {
             // This copy is a retransmission if its own send time is pending (see above).
             let repaired = self
                 .retx
@@ -91,7 +98,9 @@ impl SpuriousTracker {
             let n = judge(&mut self.rto, seq, sent_at);
             self.count_timeouts(n, repaired);
         }
-        self.spurious_retransmissions += judge(&mut self.retx, seq, sent_at);
+        if seq <= self.retx_max {
+            self.spurious_retransmissions += judge(&mut self.retx, seq, sent_at);
+        }
         self.arrivals += 1;
         if self.arrivals % 1024 == 0 {
             let old = now.saturating_sub(HORIZON);
