@@ -236,8 +236,18 @@ impl Fading {
         c.tti = Some(tti);
         // In sinusoid order, then the padding, which adds +0.0: bit for bit the sums over
         // the M sinusoids alone.
-        let re = c.re.iter().flatten().fold(0.0, |a, &x| a + x);
-        let im = c.im.iter().flatten().fold(0.0, |a, &x| a + x);
+        // Lane by lane (a flattened iterator's fold kept a nested-loop state per element).
+        let (mut re, mut im) = (0.0, 0.0);
+        for lane in &c.re {
+            for &x in lane {
+                re += x;
+            }
+        }
+        for lane in &c.im {
+            for &y in lane {
+                im += y;
+            }
+        }
         (re * re + im * im) * norm * norm
     }
 
