@@ -253,6 +253,8 @@ struct Ue {
     ul_harq: Harq<u32>,
     mac_tti: Option<u64>,
     in_mac_active: bool,
+    /// The uplink buffer (filter or RLC) may have changed since the MAC last saw it.
+    mac_dirty: bool,
     /// Timer registered in the node's heap (the earliest not yet fired).
     timer_at: Option<Time>,
     // Hybrid(opt): Σ whole-band TBS over the TTIs the UE had downlink data (eq. (1)'s S_TBS).
@@ -592,6 +594,7 @@ impl LteNode {
                 ul_harq: Harq::new(c.harq_params()),
                 mac_tti: None,
                 in_mac_active: false,
+                mac_dirty: true,
                 timer_at: None,
                 s_tbs_sum: 0.0,
                 s_tbs_n: 0,
@@ -743,6 +746,7 @@ impl LteNode {
 
     fn activate_mac(&mut self, u: u32) {
         let ue = &mut self.ues[u as usize];
+        ue.mac_dirty = true;
         if !ue.in_mac_active {
             ue.in_mac_active = true;
             self.mac_active.push(u);
@@ -819,6 +823,8 @@ impl LteNode {
     /// timer heap in step, and mark the UE active where its RLC has something to send.
     fn after_rlc(&mut self, ctx: &mut Ctx, u: u32) {
         let ue = &mut self.ues[u as usize];
+        // The UE's RLC may hold more or less now.
+        ue.mac_dirty = true;
         self.packets.clear();
         ue.enb_rlc.drain_dropped(&mut self.packets);
         for p in &self.packets {
@@ -1433,6 +1439,7 @@ impl LteNode {
             if t != ue.t_opt {
                 ue.t_opt = t;
                 ue.filter.set_t_opt(t);
+                ue.mac_dirty = true;
             }
         }
     }
@@ -1578,10 +1585,19 @@ impl LteNode {
         while k < list.len() {
             let u = list[k];
             let ue = &mut self.ues[u as usize];
+            if ue.mac_tti != Some(n) && !ue.mac_dirty && ue.mac.idle_at(n) {
+                // Nothing entered or left its buffer since its MAC last ran (every change
+                // goes through `activate_mac` or `after_rlc`), so the MAC would see the same
+                // buffer and do nothing, and the UE stays listed as it was then.
+                ue.mac_tti = Some(n);
+                k += 1;
+                continue;
+            }
             if ue.mac_tti != Some(n) {
                 let buffered = ue.ul_buffered();
                 let ctl = ue.mac.on_tti(n, buffered, 0);
                 ue.mac_tti = Some(n);
+                ue.mac_dirty = false;
                 // The eNB answers an SR once; SRs repeated before its grant are ignored.
                 if ctl.sr && !ue.sr_waiting {
                     ue.sr_waiting = true;
