@@ -70,6 +70,9 @@ impl PfParams {
     }
 }
 
+/// Decay powers [`PfScheduler`] keeps at hand.
+const DECAY_TABLE: u64 = 64;
+
 /// A UE with downlink data this TTI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Candidate {
@@ -105,6 +108,9 @@ pub struct PfScheduler {
     /// reused by the update, a power per candidate saved) and the block it was granted.
     avg_now: Vec<f64>,
     served: Vec<Option<u32>>,
+    /// (1 − 1/t_c)^d for d < [`DECAY_TABLE`], each the very `powi` that `avg_bps` would
+    /// take (an uplink candidate is seen once per PUSCH slot, d > 1 every time).
+    decay: Vec<f64>,
     /// The whole band's rate at each MCS, bit/s, per channel (PDSCH, PUSCH): the metric's r_i.
     full_rate: [[f64; MCS_COUNT]; 2],
 }
@@ -130,6 +136,14 @@ impl PfScheduler {
             order: Vec::with_capacity(ues),
             avg_now: Vec::with_capacity(ues),
             served: Vec::with_capacity(ues),
+            decay: {
+                let keep = 1.0 - 1.0 / p.t_c;
+                // `black_box`: the exponent stays a run-time value, as in `avg_bps`, so
+                // the compiler cannot expand a constant power some other way.
+                (0..DECAY_TABLE)
+                    .map(|d| keep.powi(std::hint::black_box(d as i32)))
+                    .collect()
+            },
             full_rate: [rate(TbKind::Dl), rate(TbKind::Ul)],
             p,
         }
@@ -143,6 +157,7 @@ impl PfScheduler {
         match tti.saturating_sub(self.updated[i]) {
             0 => self.avg_bps[i],
             1 => self.avg_bps[i] * keep,
+            d if d < DECAY_TABLE => self.avg_bps[i] * self.decay[d as usize],
             d => self.avg_bps[i] * keep.powi(d as i32),
         }
     }
