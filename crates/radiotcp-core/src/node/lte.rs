@@ -1707,10 +1707,9 @@ impl LteNode {
             .schedule(n, reserved, &cands, &mut self.budget, &mut allocs);
         self.after_dcis(sec, Link::Ul, allocs.len());
         for a in &mut allocs {
-            let mut mcs = cands.iter().find(|c| c.ue == a.ue).map_or(0, |c| c.mcs);
-            if a.n_prb
-                > candidate_width(cands.iter().find(|c| c.ue == a.ue).map_or(1, |c| c.max_prb))
-            {
+            let c = cands.iter().find(|c| c.ue == a.ue);
+            let mut mcs = c.map_or(0, |c| c.mcs);
+            if a.n_prb > candidate_width(c.map_or(1, |c| c.max_prb)) {
                 // Wider than the MCS assumed (no PHR yet, or `min_prb` / round robin's share
                 // above the headroom): the MCS and block of the grant's width.
                 mcs = self.mcs(n, Link::Ul, a.ue, a.n_prb);
