@@ -226,6 +226,11 @@ struct Ue {
     /// The latest CQI report per link: its TTI and the SINR it measured (linear, mean x
     /// fading then, before the outer loop).
     cqi: [(Option<u64>, f64); 2],
+    /// Per link, the newest reportable TTI (n − cqi_delay) from which a later report than
+    /// `cqi`'s applies: until then the report stands without working it out again.
+    cqi_next: [u64; 2],
+    /// Per link, the last MCS chosen plus one: where the next threshold search starts.
+    mcs_hint: [u8; 2],
     // eNB side, downlink.
     /// SDUs waiting in front of the RLC, with their arrival time.
     dl_queue: VecDeque<(Packet, Time)>,
@@ -248,6 +253,8 @@ struct Ue {
     ul_harq: Harq<u32>,
     mac_tti: Option<u64>,
     in_mac_active: bool,
+    /// The uplink buffer (filter or RLC) may have changed since the MAC last saw it.
+    mac_dirty: bool,
     /// Timer registered in the node's heap (the earliest not yet fired).
     timer_at: Option<Time>,
     // Hybrid(opt): Σ whole-band TBS over the TTIs the UE had downlink data (eq. (1)'s S_TBS).
@@ -558,6 +565,8 @@ impl LteNode {
                 ],
                 olla_lin: [1.0; 2],
                 cqi: [(None, 0.0); 2],
+                cqi_next: [0; 2],
+                mcs_hint: [0; 2],
                 dl_queue: VecDeque::new(),
                 dl_queue_bytes: 0,
                 discipline: config::buffer_discipline(
@@ -585,6 +594,7 @@ impl LteNode {
                 ul_harq: Harq::new(c.harq_params()),
                 mac_tti: None,
                 in_mac_active: false,
+                mac_dirty: true,
                 timer_at: None,
                 s_tbs_sum: 0.0,
                 s_tbs_n: 0,
@@ -736,6 +746,7 @@ impl LteNode {
 
     fn activate_mac(&mut self, u: u32) {
         let ue = &mut self.ues[u as usize];
+        ue.mac_dirty = true;
         if !ue.in_mac_active {
             ue.in_mac_active = true;
             self.mac_active.push(u);
@@ -812,6 +823,8 @@ impl LteNode {
     /// timer heap in step, and mark the UE active where its RLC has something to send.
     fn after_rlc(&mut self, ctx: &mut Ctx, u: u32) {
         let ue = &mut self.ues[u as usize];
+        // The UE's RLC may hold more or less now.
+        ue.mac_dirty = true;
         self.packets.clear();
         ue.enb_rlc.drain_dropped(&mut self.packets);
         for p in &self.packets {
@@ -1292,19 +1305,25 @@ impl LteNode {
         // The latest report at least cqi_delay old: UE u reports at TTIs ≡ u (mod period).
         let period = self.cqi_period;
         let newest = n.saturating_sub(self.cqi_delay);
-        let offset = u as u64 % period;
-        let report = if newest >= offset {
-            newest - (newest - offset) % period
-        } else {
-            0
-        };
         let l = link as usize;
-        if ue.cqi[l].0 != Some(report) {
-            let gain = match link {
-                Link::Dl => ue.dl_fading.gain_tti(0, report),
-                Link::Ul => ue.ul_fading.gain_tti(0, report),
+        // Slots only move forward, so the report changes only once `newest` reaches the next
+        // report's TTI (two divisions saved per UE and slot).
+        if ue.cqi[l].0.is_none() || newest >= ue.cqi_next[l] {
+            let offset = u as u64 % period;
+            let (report, next) = if newest >= offset {
+                let r = newest - (newest - offset) % period;
+                (r, r + period)
+            } else {
+                (0, offset)
             };
-            ue.cqi[l] = (Some(report), ue.mean_lin[l] * gain);
+            ue.cqi_next[l] = next;
+            if ue.cqi[l].0 != Some(report) {
+                let gain = match link {
+                    Link::Dl => ue.dl_fading.gain_tti(0, report),
+                    Link::Ul => ue.ul_fading.gain_tti(0, report),
+                };
+                ue.cqi[l] = (Some(report), ue.mean_lin[l] * gain);
+            }
         }
         let mut sinr = ue.cqi[l].1 * ue.olla_lin[l];
         if link == Link::Ul {
@@ -1312,10 +1331,12 @@ impl LteNode {
             sinr *= (ue.ul_h / f64::from(width)).min(1.0) / self.sectors[ue.sector].iot_lin;
         }
         // The highest MCS whose 10 % threshold the SINR reaches (amc::sinr_to_mcs, linear;
-        // MCS 0 below its threshold). The thresholds increase: a binary search.
-        self.mcs_threshold_lin[l]
-            .partition_point(|&t| t <= sinr)
-            .saturating_sub(1) as u8
+        // MCS 0 below its threshold). The thresholds increase, so the count of those at or
+        // below the SINR is one boundary; it is searched for from the UE's last MCS, which the
+        // SINR rarely moves far from (a bisection's chain of compares cost more).
+        let reached = count_at_or_below(&self.mcs_threshold_lin[l], sinr, ue.mcs_hint[l]);
+        ue.mcs_hint[l] = reached as u8;
+        reached.saturating_sub(1) as u8
     }
 
     /// Downlink of one sector at TTI `n`: PF over the UEs with data and a free HARQ process
@@ -1418,6 +1439,7 @@ impl LteNode {
             if t != ue.t_opt {
                 ue.t_opt = t;
                 ue.filter.set_t_opt(t);
+                ue.mac_dirty = true;
             }
         }
     }
@@ -1563,10 +1585,19 @@ impl LteNode {
         while k < list.len() {
             let u = list[k];
             let ue = &mut self.ues[u as usize];
+            if ue.mac_tti != Some(n) && !ue.mac_dirty && ue.mac.idle_at(n) {
+                // Nothing entered or left its buffer since its MAC last ran (every change
+                // goes through `activate_mac` or `after_rlc`), so the MAC would see the same
+                // buffer and do nothing, and the UE stays listed as it was then.
+                ue.mac_tti = Some(n);
+                k += 1;
+                continue;
+            }
             if ue.mac_tti != Some(n) {
                 let buffered = ue.ul_buffered();
                 let ctl = ue.mac.on_tti(n, buffered, 0);
                 ue.mac_tti = Some(n);
+                ue.mac_dirty = false;
                 // The eNB answers an SR once; SRs repeated before its grant are ignored.
                 if ctl.sr && !ue.sr_waiting {
                     ue.sr_waiting = true;
@@ -1676,10 +1707,9 @@ impl LteNode {
             .schedule(n, reserved, &cands, &mut self.budget, &mut allocs);
         self.after_dcis(sec, Link::Ul, allocs.len());
         for a in &mut allocs {
-            let mut mcs = cands.iter().find(|c| c.ue == a.ue).map_or(0, |c| c.mcs);
-            if a.n_prb
-                > candidate_width(cands.iter().find(|c| c.ue == a.ue).map_or(1, |c| c.max_prb))
-            {
+            let c = cands.iter().find(|c| c.ue == a.ue);
+            let mut mcs = c.map_or(0, |c| c.mcs);
+            if a.n_prb > candidate_width(c.map_or(1, |c| c.max_prb)) {
                 // Wider than the MCS assumed (no PHR yet, or `min_prb` / round robin's share
                 // above the headroom): the MCS and block of the grant's width.
                 mcs = self.mcs(n, Link::Ul, a.ue, a.n_prb);
@@ -1903,6 +1933,35 @@ fn ue_harq_processes(ue: &Ue) -> u64 {
     ue.ul_harq.processes() as u64
 }
 
+/// How many of the increasing `thresholds` are at or below `x` (`partition_point(|t| t <= x)`,
+/// NaN reaching none), looked for by steps from `hint`: a few compares when the answer is
+/// near it, a bisection of the rest when it is not.
+fn count_at_or_below(thresholds: &[f64], x: f64, hint: u8) -> usize {
+    let reached = |t: &f64| *t <= x;
+    let len = thresholds.len();
+    let mut p = usize::from(hint).min(len);
+    if p < len && reached(&thresholds[p]) {
+        p += 1;
+        for _ in 0..4 {
+            if p < len && reached(&thresholds[p]) {
+                p += 1;
+            } else {
+                return p;
+            }
+        }
+        p + thresholds[p..].partition_point(reached)
+    } else {
+        for _ in 0..4 {
+            if p > 0 && !reached(&thresholds[p - 1]) {
+                p -= 1;
+            } else {
+                return p;
+            }
+        }
+        thresholds[..p].partition_point(reached)
+    }
+}
+
 fn db_to_lin(db: f64) -> f64 {
     10f64.powf(db / 10.0)
 }
@@ -1928,4 +1987,29 @@ fn ul_snr_db(c: &LteConfig, pc: &PuschPower, coupling_db: f64) -> f64 {
         (u.ue_power_dbm - 10.0 * f64::from(u.reference_prb).log10() - coupling_db).min(u.p0_dbm)
     };
     rx - noise - u.sc_fdma_loss_db
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The search from a hint counts what a bisection counts, from every hint, for SINRs on,
+    /// between and beyond the thresholds and NaN.
+    #[test]
+    fn count_at_or_below_equals_a_bisection() {
+        let th: Vec<f64> = crate::radio::lte::amc::MCS_SINR_10PCT_DB
+            .iter()
+            .map(|&t| db_to_lin(t))
+            .collect();
+        let mut xs = vec![f64::NAN, 0.0, -1.0, f64::INFINITY, 1e-9, 1e9];
+        for &t in &th {
+            xs.extend([t, t * (1.0 - 1e-12), t * (1.0 + 1e-12), t * 1.1, t * 0.9]);
+        }
+        for x in xs {
+            let want = th.partition_point(|&t| t <= x);
+            for hint in 0..=u8::MAX {
+                assert_eq!(count_at_or_below(&th, x, hint), want, "{x} from {hint}");
+            }
+        }
+    }
 }

@@ -143,6 +143,10 @@ pub struct TbsTable {
     /// ratios within a kind are used): what a retransmission's energy is counted in.
     re_per_prb: [u32; KINDS],
     octets: Vec<u32>,
+    /// Per row (kind and MCS): PRBs per octet of the whole band's block, where
+    /// [`TbsTable::prbs_for`] starts looking; `None` when some row's sizes do not grow with
+    /// the width (then it bisects, as the answer would depend on the search path).
+    prbs_per_octet: Option<Vec<f64>>,
 }
 
 impl TbsTable {
@@ -165,12 +169,26 @@ impl TbsTable {
                 }
             }
         }
+        let row_len = n_prb as usize + 1;
+        let monotone = octets
+            .chunks(row_len)
+            .all(|r| r.windows(2).all(|w| w[0] <= w[1]));
+        let prbs_per_octet = monotone.then(|| {
+            octets
+                .chunks(row_len)
+                .map(|r| match r[n_prb as usize] {
+                    0 => 0.0,
+                    full => f64::from(n_prb) / f64::from(full),
+                })
+                .collect()
+        });
         Self {
             n_prb,
             max_mcs,
             ul_prb_rule,
             re_per_prb,
             octets,
+            prbs_per_octet,
         }
     }
 
@@ -219,9 +237,41 @@ impl TbsTable {
     /// not applied here: the uplink scheduler rounds the width down to an allowed one after.
     pub fn prbs_for(&self, kind: TbKind, mcs: u8, bytes: u32, limit: u32) -> Option<u32> {
         let limit = limit.min(self.n_prb);
-        let row = (kind as usize * MCS_COUNT + mcs as usize) * (self.n_prb as usize + 1);
+        let r = kind as usize * MCS_COUNT + mcs as usize;
+        let row = r * (self.n_prb as usize + 1);
         let sizes = &self.octets[row + 1..=row + limit as usize];
-        let n = sizes.partition_point(|&o| o < bytes) as u32 + 1;
+        let below = |o: &u32| *o < bytes;
+        let n = match &self.prbs_per_octet {
+            // Sizes nearly proportional to the width: start where the whole band's rate puts
+            // the answer and step to it. A bisection of a wide NR row reads a cache line per
+            // step; the answer is the same, the count of sizes below `bytes`.
+            Some(per) => {
+                let len = sizes.len();
+                let mut p = ((f64::from(bytes) * per[r]) as usize).min(len);
+                let mut steps = 0;
+                if p < len && below(&sizes[p]) {
+                    p += 1;
+                    while p < len && below(&sizes[p]) && steps < 8 {
+                        p += 1;
+                        steps += 1;
+                    }
+                    if p < len && below(&sizes[p]) {
+                        p += sizes[p..].partition_point(below);
+                    }
+                } else {
+                    while p > 0 && !below(&sizes[p - 1]) && steps < 8 {
+                        p -= 1;
+                        steps += 1;
+                    }
+                    if p > 0 && !below(&sizes[p - 1]) {
+                        p = sizes[..p].partition_point(below);
+                    }
+                }
+                p
+            }
+            None => sizes.partition_point(below),
+        } as u32
+            + 1;
         (n <= limit).then_some(n)
     }
 
@@ -456,6 +506,62 @@ mod tests {
         for m in 0..=27 {
             for n in 1..273 {
                 assert!(nr.octets(TbKind::Dl, m, n) <= nr.octets(TbKind::Dl, m, n + 1));
+            }
+        }
+    }
+
+    /// The search from the rate's guess finds what a bisection finds, at every MCS, width
+    /// limit and size around the table's own sizes.
+    #[test]
+    fn prbs_for_equals_a_bisection() {
+        let k = |table| NrTbs {
+            table,
+            re: ReBudget {
+                symbols: 14,
+                dmrs: 12,
+                overhead: 0,
+            },
+            layers: 1,
+        };
+        let s = NrTbs {
+            re: ReBudget {
+                symbols: 10,
+                dmrs: 12,
+                overhead: 0,
+            },
+            ..k(McsTable::Qam256)
+        };
+        for t in [
+            TbsTable::lte(100),
+            TbsTable::lte(25),
+            TbsTable::nr(273, k(McsTable::Qam256), s, k(McsTable::Qam64)),
+            TbsTable::nr(
+                51,
+                k(McsTable::Qam64),
+                k(McsTable::Qam64),
+                k(McsTable::Qam64),
+            ),
+        ] {
+            assert!(t.prbs_per_octet.is_some());
+            for kind in [TbKind::Dl, TbKind::Ul, TbKind::DlSpecial] {
+                for mcs in 0..=t.max_mcs(kind) {
+                    for limit in [1, 2, 7, t.n_prb() / 2, t.n_prb() - 1, t.n_prb()] {
+                        let sizes: Vec<u32> = (1..=limit).map(|n| t.octets(kind, mcs, n)).collect();
+                        let mut probes = vec![0, 1, 2, u32::MAX];
+                        for &o in &sizes {
+                            probes.extend([o.saturating_sub(1), o, o + 1]);
+                        }
+                        for bytes in probes {
+                            let n = sizes.partition_point(|&o| o < bytes) as u32 + 1;
+                            let want = (n <= limit).then_some(n);
+                            assert_eq!(
+                                t.prbs_for(kind, mcs, bytes, limit),
+                                want,
+                                "{kind:?} {mcs} {bytes} {limit}"
+                            );
+                        }
+                    }
+                }
             }
         }
     }

@@ -201,16 +201,19 @@ impl Fading {
         let exact = match c.tti {
             Some(t) if t <= tti && tti - t <= MAX_ROTATE && c.rotated < REFRESH => {
                 let k = tti - t;
-                for (i, (pr, pi)) in steps.iter().enumerate() {
-                    if k >> i & 1 == 1 {
-                        // Equal lengths up front: no bounds checks in the loop.
-                        let m = pr.len();
-                        let (re, im, pi) = (&mut c.re[..m], &mut c.im[..m], &pi[..m]);
-                        for q in 0..m {
-                            let (x, y, sr, si) = (re[q], im[q], pr[q], pi[q]);
-                            re[q] = std::array::from_fn(|j| x[j] * sr[j] - y[j] * si[j]);
-                            im[q] = std::array::from_fn(|j| x[j] * si[j] + y[j] * sr[j]);
-                        }
+                // The set bits of k only, lowest first (the powers in the same order as a
+                // scan of all of them).
+                let mut bits = k;
+                while bits != 0 {
+                    let (pr, pi) = &steps[bits.trailing_zeros() as usize];
+                    bits &= bits - 1;
+                    // Equal lengths up front: no bounds checks in the loop.
+                    let m = pr.len();
+                    let (re, im, pi) = (&mut c.re[..m], &mut c.im[..m], &pi[..m]);
+                    for q in 0..m {
+                        let (x, y, sr, si) = (re[q], im[q], pr[q], pi[q]);
+                        re[q] = std::array::from_fn(|j| x[j] * sr[j] - y[j] * si[j]);
+                        im[q] = std::array::from_fn(|j| x[j] * si[j] + y[j] * sr[j]);
                     }
                 }
                 c.rotated += k.count_ones();
@@ -236,8 +239,18 @@ impl Fading {
         c.tti = Some(tti);
         // In sinusoid order, then the padding, which adds +0.0: bit for bit the sums over
         // the M sinusoids alone.
-        let re = c.re.iter().flatten().fold(0.0, |a, &x| a + x);
-        let im = c.im.iter().flatten().fold(0.0, |a, &x| a + x);
+        // Lane by lane (a flattened iterator's fold kept a nested-loop state per element).
+        let (mut re, mut im) = (0.0, 0.0);
+        for lane in &c.re {
+            for &x in lane {
+                re += x;
+            }
+        }
+        for lane in &c.im {
+            for &y in lane {
+                im += y;
+            }
+        }
         (re * re + im * im) * norm * norm
     }
 

@@ -95,6 +95,9 @@ pub struct HarqStats {
 pub struct Harq<T> {
     p: HarqParams,
     procs: Vec<Option<Process<T>>>,
+    /// Bit `pid` set while process `pid` holds a block: the schedulers ask every UE of the
+    /// cell for a free process each slot, which this answers without reading the processes.
+    busy: u32,
     pub stats: HarqStats,
 }
 
@@ -108,6 +111,7 @@ impl<T: Clone> Harq<T> {
         Self {
             p,
             procs: vec![None; n],
+            busy: 0,
             stats: HarqStats::default(),
         }
     }
@@ -121,7 +125,8 @@ impl<T: Clone> Harq<T> {
 
     /// Whether process `pid` holds no block.
     pub fn is_free(&self, pid: usize) -> bool {
-        self.procs[pid].is_none()
+        assert!(pid < self.procs.len(), "no HARQ process {pid}");
+        self.busy >> pid & 1 == 0
     }
 
     /// The block process `pid` holds.
@@ -130,7 +135,9 @@ impl<T: Clone> Harq<T> {
     }
 
     pub fn free_process(&self) -> Option<usize> {
-        self.procs.iter().position(|p| p.is_none())
+        // The lowest free process (processes are at most 16).
+        let free = !self.busy & ((1u32 << self.procs.len()) - 1);
+        (free != 0).then(|| free.trailing_zeros() as usize)
     }
 
     /// Processes whose retransmission is due at `tti` (served before new data).
@@ -152,6 +159,7 @@ impl<T: Clone> Harq<T> {
             last_tx: tti,
             retx_due: None,
         });
+        self.busy |= 1 << pid;
         self.stats.transmissions += 1;
     }
 
@@ -204,11 +212,13 @@ impl<T: Clone> Harq<T> {
             .as_mut()
             .expect("feedback for a busy process");
         if decoded {
+            self.busy &= !(1 << pid);
             let block = self.procs[pid].take().expect("busy").block;
             self.stats.delivered += 1;
             return Feedback::Delivered(block);
         }
         if p.tx >= self.p.max_tx {
+            self.busy &= !(1 << pid);
             let block = self.procs[pid].take().expect("busy").block;
             self.stats.given_up += 1;
             return Feedback::GivenUp(block);
@@ -219,7 +229,7 @@ impl<T: Clone> Harq<T> {
 
     /// Processes holding a block.
     pub fn busy(&self) -> usize {
-        self.procs.iter().filter(|p| p.is_some()).count()
+        self.busy.count_ones() as usize
     }
 }
 

@@ -70,6 +70,9 @@ impl PfParams {
     }
 }
 
+/// Decay powers [`PfScheduler`] keeps at hand.
+const DECAY_TABLE: u64 = 64;
+
 /// A UE with downlink data this TTI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Candidate {
@@ -101,6 +104,13 @@ pub struct PfScheduler {
     updated: Vec<u64>,
     /// Scratch: (metric, candidate index), reused every TTI.
     order: Vec<(f64, usize)>,
+    /// Scratch per candidate: R̄ decayed to this TTI (worked out once for the metric and
+    /// reused by the update, a power per candidate saved) and the block it was granted.
+    avg_now: Vec<f64>,
+    served: Vec<Option<u32>>,
+    /// (1 − 1/t_c)^d for d < [`DECAY_TABLE`], each the very `powi` that `avg_bps` would
+    /// take (an uplink candidate is seen once per PUSCH slot, d > 1 every time).
+    decay: Vec<f64>,
     /// The whole band's rate at each MCS, bit/s, per channel (PDSCH, PUSCH): the metric's r_i.
     full_rate: [[f64; MCS_COUNT]; 2],
 }
@@ -124,6 +134,16 @@ impl PfScheduler {
             avg_bps: vec![p.initial_avg_bps; ues],
             updated: vec![0; ues],
             order: Vec::with_capacity(ues),
+            avg_now: Vec::with_capacity(ues),
+            served: Vec::with_capacity(ues),
+            decay: {
+                let keep = 1.0 - 1.0 / p.t_c;
+                // `black_box`: the exponent stays a run-time value, as in `avg_bps`, so
+                // the compiler cannot expand a constant power some other way.
+                (0..DECAY_TABLE)
+                    .map(|d| keep.powi(std::hint::black_box(d as i32)))
+                    .collect()
+            },
             full_rate: [rate(TbKind::Dl), rate(TbKind::Ul)],
             p,
         }
@@ -137,6 +157,7 @@ impl PfScheduler {
         match tti.saturating_sub(self.updated[i]) {
             0 => self.avg_bps[i],
             1 => self.avg_bps[i] * keep,
+            d if d < DECAY_TABLE => self.avg_bps[i] * self.decay[d as usize],
             d => self.avg_bps[i] * keep.powi(d as i32),
         }
     }
@@ -156,12 +177,8 @@ impl PfScheduler {
         kind: TbKind,
     ) {
         out.clear();
-        self.order.clear();
         let n = self.p.n_prb;
-        for (k, c) in candidates.iter().enumerate() {
-            let r = self.full_rate[0][c.mcs as usize];
-            self.order.push((r / self.avg_bps(c.ue, tti), k));
-        }
+        self.rank(0, tti, candidates);
         let mut left = n.saturating_sub(reserved);
         for pos in 0..self.order.len() {
             if left == 0 {
@@ -184,9 +201,10 @@ impl PfScheduler {
                 n_prb,
                 tbs,
             });
+            self.served[k] = Some(tbs);
             left -= n_prb;
         }
-        self.update(tti, candidates, out);
+        self.update(tti, candidates);
     }
 
     /// [`PfScheduler::schedule_kind`] in a full downlink TTI.
@@ -201,17 +219,29 @@ impl PfScheduler {
         self.schedule_kind(tti, reserved, candidates, budget, out, TbKind::Dl);
     }
 
-    /// R̄ of the candidates after TTI `tti`: decayed to it, plus what they got. The others
-    /// decay lazily; a served UE is always a candidate.
-    fn update(&mut self, tti: u64, candidates: &[Candidate], out: &[Allocation]) {
+    /// The candidates' metrics at TTI `tti` on channel `ch` (0 PDSCH, 1 PUSCH) into `order`,
+    /// their R̄ then into `avg_now`, none served yet.
+    fn rank(&mut self, ch: usize, tti: u64, candidates: &[Candidate]) {
+        self.order.clear();
+        self.avg_now.clear();
+        self.served.clear();
+        for (k, c) in candidates.iter().enumerate() {
+            let avg = self.avg_bps(c.ue, tti);
+            self.avg_now.push(avg);
+            self.served.push(None);
+            self.order
+                .push((self.full_rate[ch][c.mcs as usize] / avg, k));
+        }
+    }
+
+    /// R̄ of the candidates after TTI `tti`: decayed to it, plus what they got (`served`).
+    /// The others decay lazily; a served UE is always a candidate.
+    fn update(&mut self, tti: u64, candidates: &[Candidate]) {
         let keep = 1.0 - 1.0 / self.p.t_c;
-        for c in candidates {
+        for (k, c) in candidates.iter().enumerate() {
             let i = c.ue as usize;
-            let got = out
-                .iter()
-                .find(|a| a.ue == c.ue)
-                .map_or(0.0, |a| a.tbs as f64 * 8.0 / self.p.tti_s);
-            self.avg_bps[i] = self.avg_bps(c.ue, tti) * keep + got / self.p.t_c;
+            let got = self.served[k].map_or(0.0, |tbs| tbs as f64 * 8.0 / self.p.tti_s);
+            self.avg_bps[i] = self.avg_now[k] * keep + got / self.p.t_c;
             self.updated[i] = tti + 1;
         }
     }
@@ -283,13 +313,10 @@ impl UlScheduler {
         };
         match self.mode {
             UlMode::Pf { min_prb } => {
-                self.pf.order.clear();
-                for (k, c) in candidates.iter().enumerate() {
-                    let r = self.pf.full_rate[1][c.mcs as usize];
-                    self.pf.order.push((r / self.pf.avg_bps(c.ue, tti), k));
-                }
+                self.pf.rank(1, tti, candidates);
                 for pos in 0..self.pf.order.len() {
-                    let c = candidates[select_next(&mut self.pf.order, pos)];
+                    let k = select_next(&mut self.pf.order, pos);
+                    let c = candidates[k];
                     let want = table
                         .prbs_for(TbKind::Ul, c.mcs, c.backlog, left)
                         .unwrap_or(left)
@@ -304,10 +331,12 @@ impl UlScheduler {
                     if !budget.admit(c.ue, c.cce) {
                         continue;
                     }
-                    out.push(grant(&c, n_prb));
+                    let a = grant(&c, n_prb);
+                    self.pf.served[k] = Some(a.tbs);
+                    out.push(a);
                     left -= n_prb;
                 }
-                self.pf.update(tti, candidates, out);
+                self.pf.update(tti, candidates);
             }
             UlMode::RoundRobin { min_prb } => {
                 let share = (left / candidates.len() as u32).max(min_prb);

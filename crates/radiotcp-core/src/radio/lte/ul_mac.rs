@@ -246,6 +246,15 @@ impl UeUlMac {
         self.sr_pending
     }
 
+    /// Whether [`UeUlMac::on_tti`] at `tti` with no grant and the buffer it last saw would
+    /// change nothing and send nothing (no SR pending, no timer due): a caller that knows the
+    /// buffer has not changed since may skip the call.
+    pub fn idle_at(&self, tti: u64) -> bool {
+        !self.sr_pending
+            && self.retx_at.is_none_or(|t| tti < t)
+            && self.periodic_at.is_none_or(|t| tti < t)
+    }
+
     /// Run TTI `tti`: `buffered` octets wait in the uplink buffer now (after this TTI's
     /// arrivals), `grant` octets were granted for a PUSCH in this TTI (0: none). Returns the
     /// control the UE sends in this TTI. Call once per TTI, in order.
