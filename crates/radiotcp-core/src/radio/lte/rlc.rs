@@ -342,6 +342,8 @@ impl RangeSet {
     }
 
     /// Add [a, b); returns the octets that were not in the set.
+    // Inlined for its in-order fast path: the receiver calls it once per data chunk.
+    #[inline]
     fn insert(&mut self, a: u64, b: u64) -> u64 {
         if a >= b {
             return 0;
@@ -365,6 +367,12 @@ impl RangeSet {
             }
             Some(_) => {}
         }
+        self.insert_general(a, b)
+    }
+
+    /// `insert` of a range starting before the last one's start (a < b).
+    #[inline(never)]
+    fn insert_general(&mut self, a: u64, b: u64) -> u64 {
         // Ranges ending before `a` stay apart; those touching or overlapping [a, b) merge.
         let i = self.r.partition_point(|&(_, e)| e < a);
         let (mut lo, mut hi, mut covered) = (a, b, 0);
@@ -1253,8 +1261,23 @@ impl LteRlcEntity {
         if end > self.rx_next {
             self.rx_h = self.rx_h.max(end);
             if let Some(pkt) = sdu_end {
-                // In order (the usual case): past every known end, appended without a search.
-                if self.ends.back().is_none_or(|&(e, _)| e < end) {
+                let s = end.saturating_sub(self.sdu_octets(&pkt));
+                if self.ends.is_empty()
+                    && s == self.rx_next
+                    && self
+                        .received
+                        .first()
+                        .is_some_and(|(a, b)| a <= s && b >= end)
+                {
+                    // In order and complete (the usual case): delivered at once, as `deliver`
+                    // would after the block with this the only known end, without the trip
+                    // through `ends`.
+                    self.delivered.push(pkt);
+                    self.stats.sdus_delivered += 1;
+                    self.rx_next = end;
+                    self.received.remove_below(end);
+                } else if self.ends.back().is_none_or(|&(e, _)| e < end) {
+                    // In order: past every known end, appended without a search.
                     self.ends.push_back((end, pkt));
                 } else {
                     let pos = self.ends.partition_point(|&(e, _)| e < end);
@@ -1307,13 +1330,22 @@ impl LteRlcEntity {
     /// "reassemble RLC SDUs ... and deliver to upper layer in ascending order").
     fn deliver(&mut self) {
         let from = self.rx_next;
-        while let Some(&(e, pkt)) = self.ends.front() {
-            let s = e.saturating_sub(self.sdu_octets(&pkt));
+        // The octets received without a gap from the delivery point end at `upto`, and the
+        // set does not change below: an SDU starting at the delivery point is complete iff
+        // it ends there or below (what `received.contains` would say, without a search per
+        // SDU).
+        let mut upto = self.received.first_missing_from(self.rx_next);
+        while let Some(&(e, ref pkt)) = self.ends.front() {
+            let s = e.saturating_sub(self.sdu_octets(pkt));
             if s < self.rx_next {
                 // Its head was skipped by a t-Reordering expiry: incomplete for good.
                 self.stats.rx_sdus_lost += 1;
-            } else if s == self.rx_next && self.received.contains(s, e) {
-                self.delivered.push(pkt);
+                if e > upto {
+                    // The delivery point jumps past the run: find the next one.
+                    upto = self.received.first_missing_from(e);
+                }
+            } else if s == self.rx_next && e <= upto {
+                self.delivered.push(*pkt);
                 self.stats.sdus_delivered += 1;
             } else {
                 break;
