@@ -343,7 +343,7 @@ impl RangeSet {
 
     /// Add [a, b); returns the octets that were not in the set.
     // Inlined for its in-order fast path: the receiver calls it once per data chunk.
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, a: u64, b: u64) -> u64 {
         if a >= b {
             return 0;
@@ -746,8 +746,21 @@ impl LteRlcEntity {
     // ------------------------------------------------------------------------------------
 
     /// Run every timer due at `now` (those restarted by an expiry and due again too).
+    #[inline]
     pub fn handle_timeout(&mut self, now: Time) {
         self.bo.set(BO_STALE);
+        // Usually none is: the entity calls this on every block and grant.
+        let due = |t: Option<Time>| t.is_some_and(|t| t <= now);
+        if due(self.poll_retransmit_at)
+            || due(self.reordering.map(|(t, _)| t))
+            || due(self.status_prohibit_until)
+        {
+            self.run_timers(now);
+        }
+    }
+
+    #[inline(never)]
+    fn run_timers(&mut self, now: Time) {
         loop {
             let mut fired = false;
             if self.poll_retransmit_at.is_some_and(|t| t <= now) {
@@ -1114,14 +1127,15 @@ impl LteRlcEntity {
             self.acked.r.pop_front();
         }
         self.retx.remove_below(self.ack_floor);
-        while self.pdus.front().is_some_and(|p| p.end <= self.ack_floor) {
-            self.pdus.pop_front();
-        }
+        // A STATUS releases tens of PDUs and SDUs at once: found by a search and dropped in one
+        // go (the elements are `Copy`: the drain only moves the deque's head), instead of
+        // copying each out with `pop_front`.
+        let k = self.pdu_index(self.ack_floor);
+        self.pdus.drain(..k);
         // §5.1.3.1.1: an SDU is delivered once all its octets are acknowledged; here it leaves
         // the buffer when the ack point passes it (in order).
-        while self.sdus.front().is_some_and(|s| s.end <= self.ack_floor) {
-            self.sdus.pop_front();
-        }
+        let k = self.sdu_index(self.ack_floor);
+        self.sdus.drain(..k);
         self.unsent_idx = self.sdu_index(self.next_new);
     }
 
@@ -1222,7 +1236,7 @@ impl LteRlcEntity {
                 Chunk::Data {
                     start,
                     len,
-                    sdu_end,
+                    ref sdu_end,
                     poll,
                     ..
                 } => self.on_data(start, len, sdu_end, poll),
@@ -1249,8 +1263,30 @@ impl LteRlcEntity {
         self.handle_timeout(now);
     }
 
-    fn on_data(&mut self, start: u64, len: u32, sdu_end: Option<Packet>, poll: bool) {
+    // `sdu_end` by reference: the packet is copied once, into where it goes.
+    #[inline(always)]
+    fn on_data(&mut self, start: u64, len: u32, sdu_end: &Option<Packet>, poll: bool) {
         let end = start + len as u64;
+        if let Some(pkt) = sdu_end {
+            if start == self.rx_next
+                && end.saturating_sub(self.sdu_octets(pkt)) == start
+                && self.received.is_empty()
+                && self.ends.is_empty()
+            {
+                // A whole SDU at the delivery point with nothing else pending (the usual
+                // case): what the general path below does, without adding its octets to
+                // `received` only to drop them again. `len` > 0 (an SDU has at least one
+                // octet), so all of it is new.
+                self.rx_h = self.rx_h.max(end);
+                self.delivered.push(*pkt);
+                self.stats.sdus_delivered += 1;
+                self.rx_next = end;
+                if poll && self.am() {
+                    self.delayed_poll = Some(self.delayed_poll.map_or(end, |d| d.max(end)));
+                }
+                return;
+            }
+        }
         let a = start.max(self.rx_next);
         let new = if a < end {
             self.received.insert(a, end)
@@ -1261,7 +1297,7 @@ impl LteRlcEntity {
         if end > self.rx_next {
             self.rx_h = self.rx_h.max(end);
             if let Some(pkt) = sdu_end {
-                let s = end.saturating_sub(self.sdu_octets(&pkt));
+                let s = end.saturating_sub(self.sdu_octets(pkt));
                 if self.ends.is_empty()
                     && s == self.rx_next
                     && self
@@ -1272,17 +1308,17 @@ impl LteRlcEntity {
                     // In order and complete (the usual case): delivered at once, as `deliver`
                     // would after the block with this the only known end, without the trip
                     // through `ends`.
-                    self.delivered.push(pkt);
+                    self.delivered.push(*pkt);
                     self.stats.sdus_delivered += 1;
                     self.rx_next = end;
                     self.received.remove_below(end);
                 } else if self.ends.back().is_none_or(|&(e, _)| e < end) {
                     // In order: past every known end, appended without a search.
-                    self.ends.push_back((end, pkt));
+                    self.ends.push_back((end, *pkt));
                 } else {
                     let pos = self.ends.partition_point(|&(e, _)| e < end);
                     if self.ends.get(pos).is_none_or(|&(e, _)| e != end) {
-                        self.ends.insert(pos, (end, pkt));
+                        self.ends.insert(pos, (end, *pkt));
                     }
                 }
             }
@@ -1329,6 +1365,9 @@ impl LteRlcEntity {
     /// Deliver complete SDUs at the delivery point, in order (§5.1.3.2.3 / §5.1.2.2.3
     /// "reassemble RLC SDUs ... and deliver to upper layer in ascending order").
     fn deliver(&mut self) {
+        if self.ends.is_empty() {
+            return;
+        }
         let from = self.rx_next;
         // The octets received without a gap from the delivery point end at `upto`, and the
         // set does not change below: an SDU starting at the delivery point is complete iff
@@ -1587,23 +1626,30 @@ impl LteRlcEntity {
             if self.discard.is_some_and(|d| d.send) {
                 n += self.nr_pdu_cost(DISCARD_NOTICE_BYTES, 0);
             }
-            for &(a, b) in &self.retx.r {
-                let mut x = a;
-                let mut pi = self.pdu_index(x);
-                while x < b {
-                    let pdu = self.pdus[pi];
-                    let ue = b.min(pdu.end);
-                    let sdu = self.sdus[self.sdu_index(x)];
-                    let hdr = self.nr_header(x == sdu.start, ue == sdu.end);
-                    n += self.nr_pdu_cost(hdr, ue - x);
-                    x = ue;
-                    pi += 1;
+            // Usually nothing to retransmit: the deque's iterator is not even set up.
+            if !self.retx.is_empty() {
+                for &(a, b) in &self.retx.r {
+                    let mut x = a;
+                    let mut pi = self.pdu_index(x);
+                    while x < b {
+                        let pdu = self.pdus[pi];
+                        let ue = b.min(pdu.end);
+                        let sdu = self.sdus[self.sdu_index(x)];
+                        let hdr = self.nr_header(x == sdu.start, ue == sdu.end);
+                        n += self.nr_pdu_cost(hdr, ue - x);
+                        x = ue;
+                        pi += 1;
+                    }
                 }
             }
         }
-        for s in self.sdus.range(self.unsent_idx..) {
-            let a = s.start.max(self.next_new);
-            n += self.nr_pdu_cost(self.nr_header(a == s.start, true), s.end - a);
+        // Usually none or a few SDUs: indexed, without the deque's range iterator.
+        if self.next_new < self.stream_end {
+            for i in self.unsent_idx..self.sdus.len() {
+                let s = &self.sdus[i];
+                let a = s.start.max(self.next_new);
+                n += self.nr_pdu_cost(self.nr_header(a == s.start, true), s.end - a);
+            }
         }
         n
     }
@@ -1617,11 +1663,8 @@ impl LteRlcEntity {
     fn nr_build_new(&mut self, now: Time, room: u32, out: &mut Vec<Chunk>) -> u32 {
         let mut used = 0;
         while self.next_new < self.stream_end {
-            // The SDU's bounds only: its packet is copied out for its last piece alone.
-            let (s_start, s_end) = {
-                let s = &self.sdus[self.unsent_idx];
-                (s.start, s.end)
-            };
+            let s = &self.sdus[self.unsent_idx];
+            let (s_start, s_end) = (s.start, s.end);
             let a = self.next_new;
             let first = a == s_start;
             if first && self.window_stalled() {
@@ -1641,30 +1684,30 @@ impl LteRlcEntity {
                 (hdr, ((max - hdr) as u64).min(rest))
             };
             // TX_Next (AM) / the UM SN: one per SDU; its segments share it.
-            let sn = if first {
-                self.vt_s += 1;
-                self.vt_s - 1
-            } else {
-                self.vt_s - 1
-            };
+            let sn = if first { self.vt_s } else { self.vt_s - 1 };
             let x = a + take;
+            // Pushed while `s` is at hand: the SDU is looked up once per piece.
             out.push(Chunk::Data {
                 sn,
                 start: a,
                 len: take as u32,
-                sdu_end: (x == s_end).then(|| self.sdus[self.unsent_idx].packet),
+                sdu_end: (x == s_end).then_some(s.packet),
                 poll: false,
                 retx: false,
             });
+            if first {
+                self.vt_s += 1;
+            }
             used += self.nr_pdu_cost(hdr, take) as u32;
             self.next_new = x;
             self.stats.pdus_sent += 1;
             self.stats.bytes_sent += take;
             if self.am() {
                 // One record per SN, grown by the SDU's later segments (a new record when the
-                // ack point already passed the earlier part).
+                // ack point already passed the earlier part). A first piece has a new SN: no
+                // record to grow, and the last one need not be read.
                 match self.pdus.back_mut() {
-                    Some(p) if p.sn == sn && p.end == a => p.end = x,
+                    Some(p) if !first && p.sn == sn && p.end == a => p.end = x,
                     _ => self.pdus.push_back(TxPdu {
                         sn,
                         start: a,
