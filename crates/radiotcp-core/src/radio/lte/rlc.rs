@@ -672,15 +672,18 @@ impl LteRlcEntity {
             if self.discard.is_some_and(|d| d.send) {
                 n += DISCARD_NOTICE_BYTES as u64;
             }
-            for &(a, b) in &self.retx.r {
-                let mut x = a;
-                let mut pi = self.pdu_index(x);
-                while x < b {
-                    let pdu = self.pdus[pi];
-                    let ue = b.min(pdu.end);
-                    n += self.unit_cost(x, ue, self.retx_header(x, ue, &pdu));
-                    x = ue;
-                    pi += 1;
+            // Usually nothing to retransmit: the deque's iterator is not even set up.
+            if !self.retx.is_empty() {
+                for &(a, b) in &self.retx.r {
+                    let mut x = a;
+                    let mut pi = self.pdu_index(x);
+                    while x < b {
+                        let pdu = self.pdus[pi];
+                        let ue = b.min(pdu.end);
+                        n += self.unit_cost(x, ue, self.retx_header(x, ue, &pdu));
+                        x = ue;
+                        pi += 1;
+                    }
                 }
             }
         }
@@ -865,7 +868,9 @@ impl LteRlcEntity {
                 room -= self.build_status(now, room, out);
             }
             room -= self.discard_notice(now, room, DISCARD_NOTICE_BYTES, out);
-            room -= self.build_retx(now, room, out);
+            if !self.retx.is_empty() {
+                room -= self.build_retx(now, room, out);
+            }
         }
         room -= self.build_new(now, room, out);
         if self.sdus.is_empty() {
@@ -953,17 +958,24 @@ impl LteRlcEntity {
         let mut x = a;
         let mut i = self.sdu_index(a);
         loop {
-            let s = self.sdus[i];
+            let s = &self.sdus[i];
             let take = (s.end.min(b) - x).min(space as u64);
             let end = x + take;
+            // The packet is written into the pushed chunk (a chunk built with it would be
+            // copied once more).
             out.push(Chunk::Data {
                 sn,
                 start: x,
                 len: take as u32,
-                sdu_end: (end == s.end).then_some(s.packet),
+                sdu_end: None,
                 poll: false,
                 retx,
             });
+            if end == s.end {
+                if let Some(Chunk::Data { sdu_end, .. }) = out.last_mut() {
+                    *sdu_end = Some(s.packet);
+                }
+            }
             used += take as u32;
             space -= take as u32;
             x = end;
@@ -1499,7 +1511,9 @@ impl LteRlcEntity {
             }
             let cost = self.nr_pdu_cost(DISCARD_NOTICE_BYTES, 0) as u32;
             room -= self.discard_notice(now, room, cost, out);
-            room -= self.nr_build_retx(now, room, out);
+            if !self.retx.is_empty() {
+                room -= self.nr_build_retx(now, room, out);
+            }
         }
         room -= self.nr_build_new(now, room, out);
         if self.sdus.is_empty() {
@@ -1686,15 +1700,21 @@ impl LteRlcEntity {
             // TX_Next (AM) / the UM SN: one per SDU; its segments share it.
             let sn = if first { self.vt_s } else { self.vt_s - 1 };
             let x = a + take;
-            // Pushed while `s` is at hand: the SDU is looked up once per piece.
+            // Pushed while `s` is at hand: the SDU is looked up once per piece. The packet is
+            // written into the pushed chunk, not built into a chunk on the stack and copied.
             out.push(Chunk::Data {
                 sn,
                 start: a,
                 len: take as u32,
-                sdu_end: (x == s_end).then_some(s.packet),
+                sdu_end: None,
                 poll: false,
                 retx: false,
             });
+            if x == s_end {
+                if let Some(Chunk::Data { sdu_end, .. }) = out.last_mut() {
+                    *sdu_end = Some(s.packet);
+                }
+            }
             if first {
                 self.vt_s += 1;
             }
