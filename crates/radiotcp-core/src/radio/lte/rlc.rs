@@ -751,8 +751,8 @@ impl LteRlcEntity {
     /// Run every timer due at `now` (those restarted by an expiry and due again too).
     #[inline]
     pub fn handle_timeout(&mut self, now: Time) {
-        self.bo.set(BO_STALE);
-        // Usually none is: the entity calls this on every block and grant.
+        // Usually none is: the entity calls this on every block and grant. The buffer status
+        // stays valid when none is.
         let due = |t: Option<Time>| t.is_some_and(|t| t <= now);
         if due(self.poll_retransmit_at)
             || due(self.reordering.map(|(t, _)| t))
@@ -764,6 +764,7 @@ impl LteRlcEntity {
 
     #[inline(never)]
     fn run_timers(&mut self, now: Time) {
+        self.bo.set(BO_STALE);
         loop {
             let mut fired = false;
             if self.poll_retransmit_at.is_some_and(|t| t <= now) {
@@ -1058,6 +1059,19 @@ impl LteRlcEntity {
     // (a measurable share of the LTE cell's instructions otherwise).
     #[inline(always)]
     fn poll_check(&mut self, now: Time, new_bytes: Option<u64>, out: &mut [Chunk]) {
+        let stalled = self.window_stalled();
+        self.poll_check_stalled(now, new_bytes, stalled, out);
+    }
+
+    /// `poll_check` with `window_stalled()` given by a caller that tracks it.
+    #[inline(always)]
+    fn poll_check_stalled(
+        &mut self,
+        now: Time,
+        new_bytes: Option<u64>,
+        stalled: bool,
+        out: &mut [Chunk],
+    ) {
         let mut poll = self.poll_triggered;
         if let Some(bytes) = new_bytes {
             self.pdu_without_poll += 1;
@@ -1068,7 +1082,7 @@ impl LteRlcEntity {
         // "both the transmission buffer and the retransmission buffer becomes empty", or "no
         // new RLC data PDU can be transmitted" (window stalling).
         poll |= self.retx.is_empty() && self.next_new == self.stream_end;
-        poll |= self.window_stalled();
+        poll |= stalled;
         if !poll {
             return;
         }
@@ -1240,8 +1254,11 @@ impl LteRlcEntity {
 
     /// The peer's chunks of one decoded transport block, in order.
     pub fn on_chunks(&mut self, now: Time, chunks: &[Chunk]) {
-        self.bo.set(BO_STALE);
         self.handle_timeout(now);
+        // The buffer status depends on the receiver only through a due STATUS (whether one
+        // is, and its NACKs); data chunks change nothing else it counts. A block of data
+        // alone with no STATUS due before or after keeps it (the usual case).
+        let mut stale = self.status_due();
         let mut i = 0;
         while i < chunks.len() {
             match chunks[i] {
@@ -1253,6 +1270,7 @@ impl LteRlcEntity {
                     ..
                 } => self.on_data(start, len, sdu_end, poll),
                 Chunk::Status { ack, nacks } => {
+                    stale = true;
                     let from = (i + 1).min(chunks.len());
                     let to = (from + nacks as usize).min(chunks.len());
                     if self.am() {
@@ -1262,6 +1280,7 @@ impl LteRlcEntity {
                 }
                 Chunk::Nack { .. } => {}
                 Chunk::Discard { below } => {
+                    stale = true;
                     if self.am() {
                         self.skip_to(below);
                         // The peer waits for a STATUS acknowledging the skip.
@@ -1272,6 +1291,9 @@ impl LteRlcEntity {
             i += 1;
         }
         self.after_reception(now);
+        if stale || self.status_due() {
+            self.bo.set(BO_STALE);
+        }
         self.handle_timeout(now);
     }
 
@@ -1676,12 +1698,19 @@ impl LteRlcEntity {
     #[inline(never)]
     fn nr_build_new(&mut self, now: Time, room: u32, out: &mut Vec<Chunk>) -> u32 {
         let mut used = 0;
+        // `window_stalled()` without reading the oldest PDU twice per PDU: VT(A) + the window
+        // size while PDUs are outstanding (only this loop adds one, at the back); with none,
+        // VT(A) = VT(S) and the window (at least one SN) is open.
+        let am = self.am();
+        let w = self.p.am_window_size;
+        let mut window_end = self.pdus.front().map(|p| p.sn + w);
+        let stalled = |vt_s: u32, end: Option<u32>| am && end.is_some_and(|e| vt_s >= e);
         while self.next_new < self.stream_end {
             let s = &self.sdus[self.unsent_idx];
             let (s_start, s_end) = (s.start, s.end);
             let a = self.next_new;
             let first = a == s_start;
-            if first && self.window_stalled() {
+            if first && stalled(self.vt_s, window_end) {
                 break;
             }
             let left = room - used;
@@ -1728,14 +1757,20 @@ impl LteRlcEntity {
                 // record to grow, and the last one need not be read.
                 match self.pdus.back_mut() {
                     Some(p) if !first && p.sn == sn && p.end == a => p.end = x,
-                    _ => self.pdus.push_back(TxPdu {
-                        sn,
-                        start: a,
-                        end: x,
-                        retx_count: None,
-                    }),
+                    _ => {
+                        if window_end.is_none() {
+                            window_end = Some(sn + w);
+                        }
+                        self.pdus.push_back(TxPdu {
+                            sn,
+                            start: a,
+                            end: x,
+                            retx_count: None,
+                        })
+                    }
                 }
-                self.poll_check(now, Some(take), out);
+                debug_assert_eq!(stalled(self.vt_s, window_end), self.window_stalled());
+                self.poll_check_stalled(now, Some(take), stalled(self.vt_s, window_end), out);
             } else {
                 while self.sdus.front().is_some_and(|s| s.end <= x) {
                     self.sdus.pop_front();
