@@ -698,8 +698,14 @@ impl LteRlcEntity {
 
     /// In-order SDUs delivered since the last call (appended to `out`).
     pub fn drain_delivered(&mut self, out: &mut Vec<Packet>) {
-        out.extend_from_slice(&self.delivered);
-        self.delivered.clear();
+        if out.is_empty() {
+            // The driver's usual case (it empties `out` first): the buffers change hands
+            // instead of every packet being copied.
+            std::mem::swap(out, &mut self.delivered);
+        } else {
+            out.extend_from_slice(&self.delivered);
+            self.delivered.clear();
+        }
     }
 
     /// SDUs this transmitter discarded after maxRetxThreshold since the last call.
