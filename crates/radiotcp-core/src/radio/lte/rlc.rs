@@ -1381,9 +1381,14 @@ impl LteRlcEntity {
         self.deliver();
         let c = self.received.first_missing_from(self.rx_next);
         if self.am() {
-            self.rx_ms = self
-                .received
-                .first_missing_from(self.rx_ms.max(self.rx_next));
+            // Every octet in [rx_next, c) is in and c is not: from any point there the first
+            // missing octet is c (the usual case, no second search).
+            let x = self.rx_ms.max(self.rx_next);
+            self.rx_ms = if x <= c {
+                c
+            } else {
+                self.received.first_missing_from(x)
+            };
         }
         // Stop when every octet below VR(X) is in; start when a gap lies below VR(H).
         if self.reordering.is_some_and(|(_, x)| x <= c) {
@@ -1404,10 +1409,16 @@ impl LteRlcEntity {
 
     /// Deliver complete SDUs at the delivery point, in order (§5.1.3.2.3 / §5.1.2.2.3
     /// "reassemble RLC SDUs ... and deliver to upper layer in ascending order").
+    #[inline]
     fn deliver(&mut self) {
-        if self.ends.is_empty() {
-            return;
+        // Usually nothing waits: in-order SDUs went up in `on_data`.
+        if !self.ends.is_empty() {
+            self.deliver_waiting();
         }
+    }
+
+    #[inline(never)]
+    fn deliver_waiting(&mut self) {
         let from = self.rx_next;
         // The octets received without a gap from the delivery point end at `upto`, and the
         // set does not change below: an SDU starting at the delivery point is complete iff
