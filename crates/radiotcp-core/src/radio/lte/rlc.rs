@@ -948,22 +948,25 @@ impl LteRlcEntity {
 
     /// Append the chunks of one unit of PDU `sn`: stream octets from `range.0` up to at most
     /// `range.1`, one chunk per SDU piece, each further SDU piece costing an LI, within
-    /// `room` (> hdr). Returns the octets used and the end of the octets taken.
+    /// `room` (> hdr). `i` is `sdu_index(range.0)`. Returns the octets used, the end `x` of
+    /// the octets taken and `sdu_index(x)`.
+    #[allow(clippy::too_many_arguments)]
     fn emit_unit(
         &self,
         sn: u32,
         range: (u64, u64),
+        mut i: usize,
         hdr: u32,
         room: u32,
         retx: bool,
         out: &mut Vec<Chunk>,
-    ) -> (u32, u64) {
+    ) -> (u32, u64, usize) {
         debug_assert!(room > hdr);
         let (a, b) = range;
+        debug_assert_eq!(i, self.sdu_index(a));
         let mut space = room - hdr;
         let mut used = hdr;
         let mut x = a;
-        let mut i = self.sdu_index(a);
         loop {
             let s = &self.sdus[i];
             let take = (s.end.min(b) - x).min(space as u64);
@@ -988,13 +991,14 @@ impl LteRlcEntity {
             x = end;
             // The next SDU's piece needs its LI and at least one octet.
             if x >= b || space <= self.p.li_bytes {
-                break;
+                // The SDU holding `x`: this one unless its last octet went.
+                let next = if x == s.end { i + 1 } else { i };
+                return (used, x, next);
             }
             space -= self.p.li_bytes;
             used += self.p.li_bytes;
             i += 1;
         }
-        (used, x)
     }
 
     /// Retransmissions, lowest octet first, one AMD PDU or segment per SN piece, re-segmented
@@ -1015,7 +1019,8 @@ impl LteRlcEntity {
             if left <= hdr {
                 break;
             }
-            let (u, x) = self.emit_unit(pdu.sn, (a, ue), hdr, left, true, out);
+            let i = self.sdu_index(a);
+            let (u, x, _) = self.emit_unit(pdu.sn, (a, ue), i, hdr, left, true, out);
             used += u;
             self.retx.remove(a, x);
             self.stats.pdus_retransmitted += 1;
@@ -1037,7 +1042,9 @@ impl LteRlcEntity {
         let sn = self.vt_s;
         self.vt_s += 1;
         let a = self.next_new;
-        let (used, x) = self.emit_unit(sn, (a, self.stream_end), hdr, room, false, out);
+        // `unsent_idx` is `sdu_index(next_new)`, kept so by every change to either.
+        let i = self.unsent_idx;
+        let (used, x, next) = self.emit_unit(sn, (a, self.stream_end), i, hdr, room, false, out);
         self.next_new = x;
         self.stats.pdus_sent += 1;
         self.stats.bytes_sent += x - a;
@@ -1055,7 +1062,13 @@ impl LteRlcEntity {
                 self.sdus.pop_front();
             }
         }
-        self.unsent_idx = self.sdu_index(self.next_new);
+        self.unsent_idx = if self.am() {
+            // The SDUs stay: the index found by `emit_unit` holds.
+            next
+        } else {
+            self.sdu_index(self.next_new)
+        };
+        debug_assert_eq!(self.unsent_idx, self.sdu_index(self.next_new));
         used
     }
 
