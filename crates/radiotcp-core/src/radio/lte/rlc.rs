@@ -342,6 +342,8 @@ impl RangeSet {
     }
 
     /// Add [a, b); returns the octets that were not in the set.
+    // Inlined for its in-order fast path: the receiver calls it once per data chunk.
+    #[inline(always)]
     fn insert(&mut self, a: u64, b: u64) -> u64 {
         if a >= b {
             return 0;
@@ -365,6 +367,12 @@ impl RangeSet {
             }
             Some(_) => {}
         }
+        self.insert_general(a, b)
+    }
+
+    /// `insert` of a range starting before the last one's start (a < b).
+    #[inline(never)]
+    fn insert_general(&mut self, a: u64, b: u64) -> u64 {
         // Ranges ending before `a` stay apart; those touching or overlapping [a, b) merge.
         let i = self.r.partition_point(|&(_, e)| e < a);
         let (mut lo, mut hi, mut covered) = (a, b, 0);
@@ -664,15 +672,18 @@ impl LteRlcEntity {
             if self.discard.is_some_and(|d| d.send) {
                 n += DISCARD_NOTICE_BYTES as u64;
             }
-            for &(a, b) in &self.retx.r {
-                let mut x = a;
-                let mut pi = self.pdu_index(x);
-                while x < b {
-                    let pdu = self.pdus[pi];
-                    let ue = b.min(pdu.end);
-                    n += self.unit_cost(x, ue, self.retx_header(x, ue, &pdu));
-                    x = ue;
-                    pi += 1;
+            // Usually nothing to retransmit: the deque's iterator is not even set up.
+            if !self.retx.is_empty() {
+                for &(a, b) in &self.retx.r {
+                    let mut x = a;
+                    let mut pi = self.pdu_index(x);
+                    while x < b {
+                        let pdu = self.pdus[pi];
+                        let ue = b.min(pdu.end);
+                        n += self.unit_cost(x, ue, self.retx_header(x, ue, &pdu));
+                        x = ue;
+                        pi += 1;
+                    }
                 }
             }
         }
@@ -687,8 +698,14 @@ impl LteRlcEntity {
 
     /// In-order SDUs delivered since the last call (appended to `out`).
     pub fn drain_delivered(&mut self, out: &mut Vec<Packet>) {
-        out.extend_from_slice(&self.delivered);
-        self.delivered.clear();
+        if out.is_empty() {
+            // The driver's usual case (it empties `out` first): the buffers change hands
+            // instead of every packet being copied.
+            std::mem::swap(out, &mut self.delivered);
+        } else {
+            out.extend_from_slice(&self.delivered);
+            self.delivered.clear();
+        }
     }
 
     /// SDUs this transmitter discarded after maxRetxThreshold since the last call.
@@ -738,7 +755,21 @@ impl LteRlcEntity {
     // ------------------------------------------------------------------------------------
 
     /// Run every timer due at `now` (those restarted by an expiry and due again too).
+    #[inline]
     pub fn handle_timeout(&mut self, now: Time) {
+        // Usually none is: the entity calls this on every block and grant. The buffer status
+        // stays valid when none is.
+        let due = |t: Option<Time>| t.is_some_and(|t| t <= now);
+        if due(self.poll_retransmit_at)
+            || due(self.reordering.map(|(t, _)| t))
+            || due(self.status_prohibit_until)
+        {
+            self.run_timers(now);
+        }
+    }
+
+    #[inline(never)]
+    fn run_timers(&mut self, now: Time) {
         self.bo.set(BO_STALE);
         loop {
             let mut fired = false;
@@ -844,7 +875,9 @@ impl LteRlcEntity {
                 room -= self.build_status(now, room, out);
             }
             room -= self.discard_notice(now, room, DISCARD_NOTICE_BYTES, out);
-            room -= self.build_retx(now, room, out);
+            if !self.retx.is_empty() {
+                room -= self.build_retx(now, room, out);
+            }
         }
         room -= self.build_new(now, room, out);
         if self.sdus.is_empty() {
@@ -915,46 +948,57 @@ impl LteRlcEntity {
 
     /// Append the chunks of one unit of PDU `sn`: stream octets from `range.0` up to at most
     /// `range.1`, one chunk per SDU piece, each further SDU piece costing an LI, within
-    /// `room` (> hdr). Returns the octets used and the end of the octets taken.
+    /// `room` (> hdr). `i` is `sdu_index(range.0)`. Returns the octets used, the end `x` of
+    /// the octets taken and `sdu_index(x)`.
+    #[allow(clippy::too_many_arguments)]
     fn emit_unit(
         &self,
         sn: u32,
         range: (u64, u64),
+        mut i: usize,
         hdr: u32,
         room: u32,
         retx: bool,
         out: &mut Vec<Chunk>,
-    ) -> (u32, u64) {
+    ) -> (u32, u64, usize) {
         debug_assert!(room > hdr);
         let (a, b) = range;
+        debug_assert_eq!(i, self.sdu_index(a));
         let mut space = room - hdr;
         let mut used = hdr;
         let mut x = a;
-        let mut i = self.sdu_index(a);
         loop {
-            let s = self.sdus[i];
+            let s = &self.sdus[i];
             let take = (s.end.min(b) - x).min(space as u64);
             let end = x + take;
+            // The packet is written into the pushed chunk (a chunk built with it would be
+            // copied once more).
             out.push(Chunk::Data {
                 sn,
                 start: x,
                 len: take as u32,
-                sdu_end: (end == s.end).then_some(s.packet),
+                sdu_end: None,
                 poll: false,
                 retx,
             });
+            if end == s.end {
+                if let Some(Chunk::Data { sdu_end, .. }) = out.last_mut() {
+                    *sdu_end = Some(s.packet);
+                }
+            }
             used += take as u32;
             space -= take as u32;
             x = end;
             // The next SDU's piece needs its LI and at least one octet.
             if x >= b || space <= self.p.li_bytes {
-                break;
+                // The SDU holding `x`: this one unless its last octet went.
+                let next = if x == s.end { i + 1 } else { i };
+                return (used, x, next);
             }
             space -= self.p.li_bytes;
             used += self.p.li_bytes;
             i += 1;
         }
-        (used, x)
     }
 
     /// Retransmissions, lowest octet first, one AMD PDU or segment per SN piece, re-segmented
@@ -975,7 +1019,8 @@ impl LteRlcEntity {
             if left <= hdr {
                 break;
             }
-            let (u, x) = self.emit_unit(pdu.sn, (a, ue), hdr, left, true, out);
+            let i = self.sdu_index(a);
+            let (u, x, _) = self.emit_unit(pdu.sn, (a, ue), i, hdr, left, true, out);
             used += u;
             self.retx.remove(a, x);
             self.stats.pdus_retransmitted += 1;
@@ -997,7 +1042,9 @@ impl LteRlcEntity {
         let sn = self.vt_s;
         self.vt_s += 1;
         let a = self.next_new;
-        let (used, x) = self.emit_unit(sn, (a, self.stream_end), hdr, room, false, out);
+        // `unsent_idx` is `sdu_index(next_new)`, kept so by every change to either.
+        let i = self.unsent_idx;
+        let (used, x, next) = self.emit_unit(sn, (a, self.stream_end), i, hdr, room, false, out);
         self.next_new = x;
         self.stats.pdus_sent += 1;
         self.stats.bytes_sent += x - a;
@@ -1015,7 +1062,13 @@ impl LteRlcEntity {
                 self.sdus.pop_front();
             }
         }
-        self.unsent_idx = self.sdu_index(self.next_new);
+        self.unsent_idx = if self.am() {
+            // The SDUs stay: the index found by `emit_unit` holds.
+            next
+        } else {
+            self.sdu_index(self.next_new)
+        };
+        debug_assert_eq!(self.unsent_idx, self.sdu_index(self.next_new));
         used
     }
 
@@ -1025,6 +1078,19 @@ impl LteRlcEntity {
     // (a measurable share of the LTE cell's instructions otherwise).
     #[inline(always)]
     fn poll_check(&mut self, now: Time, new_bytes: Option<u64>, out: &mut [Chunk]) {
+        let stalled = self.window_stalled();
+        self.poll_check_stalled(now, new_bytes, stalled, out);
+    }
+
+    /// `poll_check` with `window_stalled()` given by a caller that tracks it.
+    #[inline(always)]
+    fn poll_check_stalled(
+        &mut self,
+        now: Time,
+        new_bytes: Option<u64>,
+        stalled: bool,
+        out: &mut [Chunk],
+    ) {
         let mut poll = self.poll_triggered;
         if let Some(bytes) = new_bytes {
             self.pdu_without_poll += 1;
@@ -1035,7 +1101,7 @@ impl LteRlcEntity {
         // "both the transmission buffer and the retransmission buffer becomes empty", or "no
         // new RLC data PDU can be transmitted" (window stalling).
         poll |= self.retx.is_empty() && self.next_new == self.stream_end;
-        poll |= self.window_stalled();
+        poll |= stalled;
         if !poll {
             return;
         }
@@ -1106,14 +1172,15 @@ impl LteRlcEntity {
             self.acked.r.pop_front();
         }
         self.retx.remove_below(self.ack_floor);
-        while self.pdus.front().is_some_and(|p| p.end <= self.ack_floor) {
-            self.pdus.pop_front();
-        }
+        // A STATUS releases tens of PDUs and SDUs at once: found by a search and dropped in one
+        // go (the elements are `Copy`: the drain only moves the deque's head), instead of
+        // copying each out with `pop_front`.
+        let k = self.pdu_index(self.ack_floor);
+        self.pdus.drain(..k);
         // §5.1.3.1.1: an SDU is delivered once all its octets are acknowledged; here it leaves
         // the buffer when the ack point passes it (in order).
-        while self.sdus.front().is_some_and(|s| s.end <= self.ack_floor) {
-            self.sdus.pop_front();
-        }
+        let k = self.sdu_index(self.ack_floor);
+        self.sdus.drain(..k);
         self.unsent_idx = self.sdu_index(self.next_new);
     }
 
@@ -1206,19 +1273,23 @@ impl LteRlcEntity {
 
     /// The peer's chunks of one decoded transport block, in order.
     pub fn on_chunks(&mut self, now: Time, chunks: &[Chunk]) {
-        self.bo.set(BO_STALE);
         self.handle_timeout(now);
+        // The buffer status depends on the receiver only through a due STATUS (whether one
+        // is, and its NACKs); data chunks change nothing else it counts. A block of data
+        // alone with no STATUS due before or after keeps it (the usual case).
+        let mut stale = self.status_due();
         let mut i = 0;
         while i < chunks.len() {
             match chunks[i] {
                 Chunk::Data {
                     start,
                     len,
-                    sdu_end,
+                    ref sdu_end,
                     poll,
                     ..
                 } => self.on_data(start, len, sdu_end, poll),
                 Chunk::Status { ack, nacks } => {
+                    stale = true;
                     let from = (i + 1).min(chunks.len());
                     let to = (from + nacks as usize).min(chunks.len());
                     if self.am() {
@@ -1228,6 +1299,7 @@ impl LteRlcEntity {
                 }
                 Chunk::Nack { .. } => {}
                 Chunk::Discard { below } => {
+                    stale = true;
                     if self.am() {
                         self.skip_to(below);
                         // The peer waits for a STATUS acknowledging the skip.
@@ -1238,11 +1310,36 @@ impl LteRlcEntity {
             i += 1;
         }
         self.after_reception(now);
+        if stale || self.status_due() {
+            self.bo.set(BO_STALE);
+        }
         self.handle_timeout(now);
     }
 
-    fn on_data(&mut self, start: u64, len: u32, sdu_end: Option<Packet>, poll: bool) {
+    // `sdu_end` by reference: the packet is copied once, into where it goes.
+    #[inline(always)]
+    fn on_data(&mut self, start: u64, len: u32, sdu_end: &Option<Packet>, poll: bool) {
         let end = start + len as u64;
+        if let Some(pkt) = sdu_end {
+            if start == self.rx_next
+                && end.saturating_sub(self.sdu_octets(pkt)) == start
+                && self.received.is_empty()
+                && self.ends.is_empty()
+            {
+                // A whole SDU at the delivery point with nothing else pending (the usual
+                // case): what the general path below does, without adding its octets to
+                // `received` only to drop them again. `len` > 0 (an SDU has at least one
+                // octet), so all of it is new.
+                self.rx_h = self.rx_h.max(end);
+                self.delivered.push(*pkt);
+                self.stats.sdus_delivered += 1;
+                self.rx_next = end;
+                if poll && self.am() {
+                    self.delayed_poll = Some(self.delayed_poll.map_or(end, |d| d.max(end)));
+                }
+                return;
+            }
+        }
         let a = start.max(self.rx_next);
         let new = if a < end {
             self.received.insert(a, end)
@@ -1253,13 +1350,28 @@ impl LteRlcEntity {
         if end > self.rx_next {
             self.rx_h = self.rx_h.max(end);
             if let Some(pkt) = sdu_end {
-                // In order (the usual case): past every known end, appended without a search.
-                if self.ends.back().is_none_or(|&(e, _)| e < end) {
-                    self.ends.push_back((end, pkt));
+                let s = end.saturating_sub(self.sdu_octets(pkt));
+                if self.ends.is_empty()
+                    && s == self.rx_next
+                    && self
+                        .received
+                        .first()
+                        .is_some_and(|(a, b)| a <= s && b >= end)
+                {
+                    // In order and complete (the usual case): delivered at once, as `deliver`
+                    // would after the block with this the only known end, without the trip
+                    // through `ends`.
+                    self.delivered.push(*pkt);
+                    self.stats.sdus_delivered += 1;
+                    self.rx_next = end;
+                    self.received.remove_below(end);
+                } else if self.ends.back().is_none_or(|&(e, _)| e < end) {
+                    // In order: past every known end, appended without a search.
+                    self.ends.push_back((end, *pkt));
                 } else {
                     let pos = self.ends.partition_point(|&(e, _)| e < end);
                     if self.ends.get(pos).is_none_or(|&(e, _)| e != end) {
-                        self.ends.insert(pos, (end, pkt));
+                        self.ends.insert(pos, (end, *pkt));
                     }
                 }
             }
@@ -1282,9 +1394,14 @@ impl LteRlcEntity {
         self.deliver();
         let c = self.received.first_missing_from(self.rx_next);
         if self.am() {
-            self.rx_ms = self
-                .received
-                .first_missing_from(self.rx_ms.max(self.rx_next));
+            // Every octet in [rx_next, c) is in and c is not: from any point there the first
+            // missing octet is c (the usual case, no second search).
+            let x = self.rx_ms.max(self.rx_next);
+            self.rx_ms = if x <= c {
+                c
+            } else {
+                self.received.first_missing_from(x)
+            };
         }
         // Stop when every octet below VR(X) is in; start when a gap lies below VR(H).
         if self.reordering.is_some_and(|(_, x)| x <= c) {
@@ -1305,15 +1422,33 @@ impl LteRlcEntity {
 
     /// Deliver complete SDUs at the delivery point, in order (§5.1.3.2.3 / §5.1.2.2.3
     /// "reassemble RLC SDUs ... and deliver to upper layer in ascending order").
+    #[inline]
     fn deliver(&mut self) {
+        // Usually nothing waits: in-order SDUs went up in `on_data`.
+        if !self.ends.is_empty() {
+            self.deliver_waiting();
+        }
+    }
+
+    #[inline(never)]
+    fn deliver_waiting(&mut self) {
         let from = self.rx_next;
-        while let Some(&(e, pkt)) = self.ends.front() {
-            let s = e.saturating_sub(self.sdu_octets(&pkt));
+        // The octets received without a gap from the delivery point end at `upto`, and the
+        // set does not change below: an SDU starting at the delivery point is complete iff
+        // it ends there or below (what `received.contains` would say, without a search per
+        // SDU).
+        let mut upto = self.received.first_missing_from(self.rx_next);
+        while let Some(&(e, ref pkt)) = self.ends.front() {
+            let s = e.saturating_sub(self.sdu_octets(pkt));
             if s < self.rx_next {
                 // Its head was skipped by a t-Reordering expiry: incomplete for good.
                 self.stats.rx_sdus_lost += 1;
-            } else if s == self.rx_next && self.received.contains(s, e) {
-                self.delivered.push(pkt);
+                if e > upto {
+                    // The delivery point jumps past the run: find the next one.
+                    upto = self.received.first_missing_from(e);
+                }
+            } else if s == self.rx_next && e <= upto {
+                self.delivered.push(*pkt);
                 self.stats.sdus_delivered += 1;
             } else {
                 break;
@@ -1428,7 +1563,9 @@ impl LteRlcEntity {
             }
             let cost = self.nr_pdu_cost(DISCARD_NOTICE_BYTES, 0) as u32;
             room -= self.discard_notice(now, room, cost, out);
-            room -= self.nr_build_retx(now, room, out);
+            if !self.retx.is_empty() {
+                room -= self.nr_build_retx(now, room, out);
+            }
         }
         room -= self.nr_build_new(now, room, out);
         if self.sdus.is_empty() {
@@ -1555,23 +1692,30 @@ impl LteRlcEntity {
             if self.discard.is_some_and(|d| d.send) {
                 n += self.nr_pdu_cost(DISCARD_NOTICE_BYTES, 0);
             }
-            for &(a, b) in &self.retx.r {
-                let mut x = a;
-                let mut pi = self.pdu_index(x);
-                while x < b {
-                    let pdu = self.pdus[pi];
-                    let ue = b.min(pdu.end);
-                    let sdu = self.sdus[self.sdu_index(x)];
-                    let hdr = self.nr_header(x == sdu.start, ue == sdu.end);
-                    n += self.nr_pdu_cost(hdr, ue - x);
-                    x = ue;
-                    pi += 1;
+            // Usually nothing to retransmit: the deque's iterator is not even set up.
+            if !self.retx.is_empty() {
+                for &(a, b) in &self.retx.r {
+                    let mut x = a;
+                    let mut pi = self.pdu_index(x);
+                    while x < b {
+                        let pdu = self.pdus[pi];
+                        let ue = b.min(pdu.end);
+                        let sdu = self.sdus[self.sdu_index(x)];
+                        let hdr = self.nr_header(x == sdu.start, ue == sdu.end);
+                        n += self.nr_pdu_cost(hdr, ue - x);
+                        x = ue;
+                        pi += 1;
+                    }
                 }
             }
         }
-        for s in self.sdus.range(self.unsent_idx..) {
-            let a = s.start.max(self.next_new);
-            n += self.nr_pdu_cost(self.nr_header(a == s.start, true), s.end - a);
+        // Usually none or a few SDUs: indexed, without the deque's range iterator.
+        if self.next_new < self.stream_end {
+            for i in self.unsent_idx..self.sdus.len() {
+                let s = &self.sdus[i];
+                let a = s.start.max(self.next_new);
+                n += self.nr_pdu_cost(self.nr_header(a == s.start, true), s.end - a);
+            }
         }
         n
     }
@@ -1584,15 +1728,19 @@ impl LteRlcEntity {
     #[inline(never)]
     fn nr_build_new(&mut self, now: Time, room: u32, out: &mut Vec<Chunk>) -> u32 {
         let mut used = 0;
+        // `window_stalled()` without reading the oldest PDU twice per PDU: VT(A) + the window
+        // size while PDUs are outstanding (only this loop adds one, at the back); with none,
+        // VT(A) = VT(S) and the window (at least one SN) is open.
+        let am = self.am();
+        let w = self.p.am_window_size;
+        let mut window_end = self.pdus.front().map(|p| p.sn + w);
+        let stalled = |vt_s: u32, end: Option<u32>| am && end.is_some_and(|e| vt_s >= e);
         while self.next_new < self.stream_end {
-            // The SDU's bounds only: its packet is copied out for its last piece alone.
-            let (s_start, s_end) = {
-                let s = &self.sdus[self.unsent_idx];
-                (s.start, s.end)
-            };
+            let s = &self.sdus[self.unsent_idx];
+            let (s_start, s_end) = (s.start, s.end);
             let a = self.next_new;
             let first = a == s_start;
-            if first && self.window_stalled() {
+            if first && stalled(self.vt_s, window_end) {
                 break;
             }
             let left = room - used;
@@ -1609,38 +1757,50 @@ impl LteRlcEntity {
                 (hdr, ((max - hdr) as u64).min(rest))
             };
             // TX_Next (AM) / the UM SN: one per SDU; its segments share it.
-            let sn = if first {
-                self.vt_s += 1;
-                self.vt_s - 1
-            } else {
-                self.vt_s - 1
-            };
+            let sn = if first { self.vt_s } else { self.vt_s - 1 };
             let x = a + take;
+            // Pushed while `s` is at hand: the SDU is looked up once per piece. The packet is
+            // written into the pushed chunk, not built into a chunk on the stack and copied.
             out.push(Chunk::Data {
                 sn,
                 start: a,
                 len: take as u32,
-                sdu_end: (x == s_end).then(|| self.sdus[self.unsent_idx].packet),
+                sdu_end: None,
                 poll: false,
                 retx: false,
             });
+            if x == s_end {
+                if let Some(Chunk::Data { sdu_end, .. }) = out.last_mut() {
+                    *sdu_end = Some(s.packet);
+                }
+            }
+            if first {
+                self.vt_s += 1;
+            }
             used += self.nr_pdu_cost(hdr, take) as u32;
             self.next_new = x;
             self.stats.pdus_sent += 1;
             self.stats.bytes_sent += take;
             if self.am() {
                 // One record per SN, grown by the SDU's later segments (a new record when the
-                // ack point already passed the earlier part).
+                // ack point already passed the earlier part). A first piece has a new SN: no
+                // record to grow, and the last one need not be read.
                 match self.pdus.back_mut() {
-                    Some(p) if p.sn == sn && p.end == a => p.end = x,
-                    _ => self.pdus.push_back(TxPdu {
-                        sn,
-                        start: a,
-                        end: x,
-                        retx_count: None,
-                    }),
+                    Some(p) if !first && p.sn == sn && p.end == a => p.end = x,
+                    _ => {
+                        if window_end.is_none() {
+                            window_end = Some(sn + w);
+                        }
+                        self.pdus.push_back(TxPdu {
+                            sn,
+                            start: a,
+                            end: x,
+                            retx_count: None,
+                        })
+                    }
                 }
-                self.poll_check(now, Some(take), out);
+                debug_assert_eq!(stalled(self.vt_s, window_end), self.window_stalled());
+                self.poll_check_stalled(now, Some(take), stalled(self.vt_s, window_end), out);
             } else {
                 while self.sdus.front().is_some_and(|s| s.end <= x) {
                     self.sdus.pop_front();
