@@ -96,7 +96,10 @@ resolve_libs() {
 
 build() {
     local name="$1" src="$here/$1.cc" bin="$out_dir/ns3-$1"
-    if [[ "${NS3_FORCE_BUILD:-0}" == 1 || ! -x "$bin" || "$src" -nt "$bin" ]]; then
+    # A binary whose libraries no longer resolve (built from another checkout, whose
+    # venv the rpath names, since removed) is rebuilt too.
+    if [[ "${NS3_FORCE_BUILD:-0}" == 1 || ! -x "$bin" || "$src" -nt "$bin" ]] \
+        || ldd "$bin" 2>/dev/null | grep -q "not found"; then
         mkdir -p "$out_dir"
         # shellcheck disable=SC2086  # the roots are a word list
         resolve_libs ${NS3_ROOTS[$name]}
