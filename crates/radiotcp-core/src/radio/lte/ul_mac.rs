@@ -261,12 +261,7 @@ impl UeUlMac {
     pub fn on_tti(&mut self, tti: u64, buffered: u64, grant: u32) -> UlControl {
         // Most calls (a UE waiting for its grant with the same buffer) change nothing and
         // send nothing: no arrival, no grant, no SR pending, no timer due.
-        if grant == 0
-            && buffered == self.buffered
-            && !self.sr_pending
-            && self.retx_at.is_none_or(|t| tti < t)
-            && self.periodic_at.is_none_or(|t| tti < t)
-        {
+        if grant == 0 && buffered == self.buffered && self.idle_at(tti) {
             return UlControl::default();
         }
         let arrived_in_empty = self.buffered == 0 && buffered > 0;
