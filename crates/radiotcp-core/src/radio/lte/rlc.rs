@@ -1331,9 +1331,7 @@ impl LteRlcEntity {
                 // `received` only to drop them again. `len` > 0 (an SDU has at least one
                 // octet), so all of it is new.
                 self.rx_h = self.rx_h.max(end);
-                self.delivered.push(*pkt);
-                self.stats.sdus_delivered += 1;
-                self.rx_next = end;
+                self.deliver_in_order(pkt, end);
                 if poll && self.am() {
                     self.delayed_poll = Some(self.delayed_poll.map_or(end, |d| d.max(end)));
                 }
@@ -1361,9 +1359,7 @@ impl LteRlcEntity {
                     // In order and complete (the usual case): delivered at once, as `deliver`
                     // would after the block with this the only known end, without the trip
                     // through `ends`.
-                    self.delivered.push(*pkt);
-                    self.stats.sdus_delivered += 1;
-                    self.rx_next = end;
+                    self.deliver_in_order(pkt, end);
                     self.received.remove_below(end);
                 } else if self.ends.back().is_none_or(|&(e, _)| e < end) {
                     // In order: past every known end, appended without a search.
@@ -1386,6 +1382,15 @@ impl LteRlcEntity {
                 self.delayed_poll = Some(self.delayed_poll.map_or(end, |d| d.max(end)));
             }
         }
+    }
+
+    /// Deliver the SDU `pkt` ending at `end`, which starts at the delivery point and is
+    /// complete: the delivery point moves past it.
+    #[inline(always)]
+    fn deliver_in_order(&mut self, pkt: &Packet, end: u64) {
+        self.delivered.push(*pkt);
+        self.stats.sdus_delivered += 1;
+        self.rx_next = end;
     }
 
     /// After a transport block: deliver, update VR(MS), run the t-Reordering start/stop rules
