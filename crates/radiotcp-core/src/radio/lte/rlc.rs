@@ -1790,19 +1790,25 @@ impl LteRlcEntity {
                 // One record per SN, grown by the SDU's later segments (a new record when the
                 // ack point already passed the earlier part). A first piece has a new SN: no
                 // record to grow, and the last one need not be read.
-                match self.pdus.back_mut() {
-                    Some(p) if !first && p.sn == sn && p.end == a => p.end = x,
-                    _ => {
-                        if window_end.is_none() {
-                            window_end = Some(sn + w);
-                        }
-                        self.pdus.push_back(TxPdu {
-                            sn,
-                            start: a,
-                            end: x,
-                            retx_count: None,
-                        })
+                // The test of `first` comes before the deque is touched: computing where its
+                // last record lies costs a dozen instructions per PDU.
+                let mut grown = false;
+                if !first {
+                    if let Some(p) = self.pdus.back_mut().filter(|p| p.sn == sn && p.end == a) {
+                        p.end = x;
+                        grown = true;
                     }
+                }
+                if !grown {
+                    if window_end.is_none() {
+                        window_end = Some(sn + w);
+                    }
+                    self.pdus.push_back(TxPdu {
+                        sn,
+                        start: a,
+                        end: x,
+                        retx_count: None,
+                    });
                 }
                 debug_assert_eq!(stalled(self.vt_s, window_end), self.window_stalled());
                 self.poll_check_stalled(now, Some(take), stalled(self.vt_s, window_end), out);
