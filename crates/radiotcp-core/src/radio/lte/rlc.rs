@@ -1786,7 +1786,9 @@ impl LteRlcEntity {
             self.next_new = x;
             self.stats.pdus_sent += 1;
             self.stats.bytes_sent += take;
-            if self.am() {
+            // `am`, not `self.am()`: the compiler reads the field again after the stores into
+            // `out`, which it cannot tell apart from `self`.
+            if am {
                 // One record per SN, grown by the SDU's later segments (a new record when the
                 // ack point already passed the earlier part). A first piece has a new SN: no
                 // record to grow, and the last one need not be read.
@@ -1812,18 +1814,15 @@ impl LteRlcEntity {
                 }
                 debug_assert_eq!(stalled(self.vt_s, window_end), self.window_stalled());
                 self.poll_check_stalled(now, Some(take), stalled(self.vt_s, window_end), out);
-            } else {
-                while self.sdus.front().is_some_and(|s| s.end <= x) {
-                    self.sdus.pop_front();
-                }
-            }
-            if self.am() {
                 // The SDUs stay (until acknowledged): the next one follows at the next index,
                 // found without a search.
                 if x == s_end {
                     self.unsent_idx += 1;
                 }
             } else {
+                while self.sdus.front().is_some_and(|s| s.end <= x) {
+                    self.sdus.pop_front();
+                }
                 self.unsent_idx = self.sdu_index(self.next_new);
             }
             if x < s_end {
