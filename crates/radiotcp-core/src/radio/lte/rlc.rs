@@ -1036,7 +1036,14 @@ impl LteRlcEntity {
     /// One new PDU with as much new data as the room holds (§5.1.3.1.1, §5.1.2.1.1).
     fn build_new(&mut self, now: Time, room: u32, out: &mut Vec<Chunk>) -> u32 {
         let hdr = self.p.rlc_header_bytes;
-        if self.next_new >= self.stream_end || room <= hdr || self.window_stalled() {
+        if self.next_new >= self.stream_end || room <= hdr {
+            return 0;
+        }
+        // The window's end, kept for the poll check below: the PDU this builds leaves VT(A)
+        // as it is (the oldest PDU stays, or this one, whose SN is VT(S) = VT(A), becomes it).
+        let window_end = self.vt_a() + self.p.am_window_size;
+        let am = self.am();
+        if am && self.vt_s >= window_end {
             return 0;
         }
         let sn = self.vt_s;
@@ -1048,21 +1055,23 @@ impl LteRlcEntity {
         self.next_new = x;
         self.stats.pdus_sent += 1;
         self.stats.bytes_sent += x - a;
-        if self.am() {
+        if am {
             self.pdus.push_back(TxPdu {
                 sn,
                 start: a,
                 end: x,
                 retx_count: None,
             });
-            self.poll_check(now, Some(x - a), out);
+            let stalled = self.vt_s >= window_end;
+            debug_assert_eq!(stalled, self.window_stalled());
+            self.poll_check_stalled(now, Some(x - a), stalled, out);
         } else {
             // UM: an SDU leaves the buffer once sent.
             while self.sdus.front().is_some_and(|s| s.end <= x) {
                 self.sdus.pop_front();
             }
         }
-        self.unsent_idx = if self.am() {
+        self.unsent_idx = if am {
             // The SDUs stay: the index found by `emit_unit` holds.
             next
         } else {
@@ -1786,38 +1795,43 @@ impl LteRlcEntity {
             self.next_new = x;
             self.stats.pdus_sent += 1;
             self.stats.bytes_sent += take;
-            if self.am() {
+            // `am`, not `self.am()`: the compiler reads the field again after the stores into
+            // `out`, which it cannot tell apart from `self`.
+            if am {
                 // One record per SN, grown by the SDU's later segments (a new record when the
                 // ack point already passed the earlier part). A first piece has a new SN: no
                 // record to grow, and the last one need not be read.
-                match self.pdus.back_mut() {
-                    Some(p) if !first && p.sn == sn && p.end == a => p.end = x,
-                    _ => {
-                        if window_end.is_none() {
-                            window_end = Some(sn + w);
-                        }
-                        self.pdus.push_back(TxPdu {
-                            sn,
-                            start: a,
-                            end: x,
-                            retx_count: None,
-                        })
+                // The test of `first` comes before the deque is touched: computing where its
+                // last record lies costs a dozen instructions per PDU.
+                let mut grown = false;
+                if !first {
+                    if let Some(p) = self.pdus.back_mut().filter(|p| p.sn == sn && p.end == a) {
+                        p.end = x;
+                        grown = true;
                     }
+                }
+                if !grown {
+                    if window_end.is_none() {
+                        window_end = Some(sn + w);
+                    }
+                    self.pdus.push_back(TxPdu {
+                        sn,
+                        start: a,
+                        end: x,
+                        retx_count: None,
+                    });
                 }
                 debug_assert_eq!(stalled(self.vt_s, window_end), self.window_stalled());
                 self.poll_check_stalled(now, Some(take), stalled(self.vt_s, window_end), out);
-            } else {
-                while self.sdus.front().is_some_and(|s| s.end <= x) {
-                    self.sdus.pop_front();
-                }
-            }
-            if self.am() {
                 // The SDUs stay (until acknowledged): the next one follows at the next index,
                 // found without a search.
                 if x == s_end {
                     self.unsent_idx += 1;
                 }
             } else {
+                while self.sdus.front().is_some_and(|s| s.end <= x) {
+                    self.sdus.pop_front();
+                }
                 self.unsent_idx = self.sdu_index(self.next_new);
             }
             if x < s_end {
