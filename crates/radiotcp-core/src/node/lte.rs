@@ -1165,8 +1165,7 @@ impl LteNode {
         tb.sinr_sum += sinr;
         // Chase combining: the k-th transmission is decoded at the summed SINR (lte-cell.md
         // §2.4); BLER from the AWGN curve of its first MCS.
-        let bler = self.rat.curves[link as usize].bler(tb.mcs, lin_to_db(tb.sinr_sum));
-        tb.decoded = rng.uniform() >= bler;
+        tb.decoded = self.rat.curves[link as usize].decoded(tb.mcs, tb.sinr_sum, rng.uniform());
         match link {
             Link::Dl => {
                 ue.st.dl_tx += 1;
