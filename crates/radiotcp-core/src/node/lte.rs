@@ -231,6 +231,9 @@ struct Ue {
     cqi_next: [u64; 2],
     /// Per link, the last MCS chosen plus one: where the next threshold search starts.
     mcs_hint: [u8; 2],
+    /// The downlink's `mcs_hint` still answers: neither its report nor its outer loop has
+    /// changed since (its SINR has no other input; the uplink's also has the width and IoT).
+    dl_mcs_fresh: bool,
     // eNB side, downlink.
     /// SDUs waiting in front of the RLC, with their arrival time.
     dl_queue: VecDeque<(Packet, Time)>,
@@ -567,6 +570,7 @@ impl LteNode {
                 cqi: [(None, 0.0); 2],
                 cqi_next: [0; 2],
                 mcs_hint: [0; 2],
+                dl_mcs_fresh: false,
                 dl_queue: VecDeque::new(),
                 dl_queue_bytes: 0,
                 discipline: config::buffer_discipline(
@@ -1211,6 +1215,7 @@ impl LteNode {
             let o = &mut ue.olla_db[link as usize];
             *o = (*o + step).clamp(-20.0, 20.0);
             ue.olla_lin[link as usize] = db_to_lin(*o);
+            ue.dl_mcs_fresh &= link != Link::Dl;
         }
         let d = &self.rat.duplex;
         let (harq, at) = match link {
@@ -1322,7 +1327,12 @@ impl LteNode {
                     Link::Ul => ue.ul_fading.gain_tti(0, report),
                 };
                 ue.cqi[l] = (Some(report), ue.mean_lin[l] * gain);
+                ue.dl_mcs_fresh &= link != Link::Dl;
             }
+        }
+        if link == Link::Dl && ue.dl_mcs_fresh {
+            // The same SINR as last time: the same MCS, without the threshold search.
+            return ue.mcs_hint[l].saturating_sub(1);
         }
         let mut sinr = ue.cqi[l].1 * ue.olla_lin[l];
         if link == Link::Ul {
@@ -1335,6 +1345,7 @@ impl LteNode {
         // SINR rarely moves far from (a bisection's chain of compares cost more).
         let reached = count_at_or_below(&self.mcs_threshold_lin[l], sinr, ue.mcs_hint[l]);
         ue.mcs_hint[l] = reached as u8;
+        ue.dl_mcs_fresh = link == Link::Dl;
         reached.saturating_sub(1) as u8
     }
 
