@@ -222,16 +222,23 @@ impl PfScheduler {
     /// The candidates' metrics at TTI `tti` on channel `ch` (0 PDSCH, 1 PUSCH) into `order`,
     /// their R̄ then into `avg_now`, none served yet.
     fn rank(&mut self, ch: usize, tti: u64, candidates: &[Candidate]) {
+        // Each list in one pass of its own: an exact-size `extend` writes without a
+        // capacity check per element, three `push`es per candidate made three.
+        let mut avg_now = std::mem::take(&mut self.avg_now);
+        avg_now.clear();
+        avg_now.extend(candidates.iter().map(|c| self.avg_bps(c.ue, tti)));
+        let rate = &self.full_rate[ch];
         self.order.clear();
-        self.avg_now.clear();
+        self.order.extend(
+            candidates
+                .iter()
+                .zip(&avg_now)
+                .enumerate()
+                .map(|(k, (c, &avg))| order_key(rate[c.mcs as usize] / avg, k)),
+        );
+        self.avg_now = avg_now;
         self.served.clear();
-        for (k, c) in candidates.iter().enumerate() {
-            let avg = self.avg_bps(c.ue, tti);
-            self.avg_now.push(avg);
-            self.served.push(None);
-            self.order
-                .push(order_key(self.full_rate[ch][c.mcs as usize] / avg, k));
-        }
+        self.served.resize(candidates.len(), None);
     }
 
     /// R̄ of the candidates after TTI `tti`: decayed to it, plus what they got (`served`).
