@@ -326,6 +326,16 @@ impl Ue {
     fn dl_sdus(&self) -> usize {
         self.dl_queue.len() + self.enb_rlc.sdus_queued()
     }
+
+    /// The downlink MCS that `LteNode::mcs` answers when nothing is to be worked out: the
+    /// report still stands at `newest` (the newest reportable slot) and neither it nor the
+    /// outer loop has changed since the last MCS. Inline, so that most candidates of a slot
+    /// make no call.
+    #[inline]
+    fn fresh_dl_mcs(&self, newest: u64) -> Option<u8> {
+        (self.dl_mcs_fresh && self.cqi[0].0.is_some() && newest < self.cqi_next[0])
+            .then(|| self.mcs_hint[0].saturating_sub(1))
+    }
 }
 
 /// The site's three sectors: their schedulers and who is active in each.
@@ -1368,7 +1378,11 @@ impl LteNode {
             if ue.dl_harq.free_process().is_none() || self.dl_retx_now.contains(&u) {
                 continue;
             }
-            let mcs = self.mcs(n, Link::Dl, u, 1);
+            let newest = n.saturating_sub(self.cqi_delay);
+            let mcs = match self.ues[u as usize].fresh_dl_mcs(newest) {
+                Some(m) => m,
+                None => self.mcs(n, Link::Dl, u, 1),
+            };
             self.learn_tbs(u, mcs);
             self.cands.push(Candidate {
                 ue: u,
