@@ -245,10 +245,12 @@ impl PfScheduler {
     /// The others decay lazily; a served UE is always a candidate.
     fn update(&mut self, tti: u64, candidates: &[Candidate]) {
         let keep = 1.0 - 1.0 / self.p.t_c;
-        for (k, c) in candidates.iter().enumerate() {
+        // Zipped: the per-candidate lists without an index to bound-check.
+        let now = candidates.iter().zip(&self.avg_now).zip(&self.served);
+        for ((c, &avg), served) in now {
             let i = c.ue as usize;
-            let got = self.served[k].map_or(0.0, |tbs| tbs as f64 * 8.0 / self.p.tti_s);
-            self.avg_bps[i] = self.avg_now[k] * keep + got / self.p.t_c;
+            let got = served.map_or(0.0, |tbs| tbs as f64 * 8.0 / self.p.tti_s);
+            self.avg_bps[i] = avg * keep + got / self.p.t_c;
             self.updated[i] = tti + 1;
         }
     }
