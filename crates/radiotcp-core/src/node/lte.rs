@@ -1375,7 +1375,10 @@ impl LteNode {
             }
             k += 1;
             let ue = &self.ues[u as usize];
-            if ue.dl_harq.free_process().is_none() || self.dl_retx_now.contains(&u) {
+            // Most slots retransmit to no UE: `contains` would set up its chunked search for
+            // each candidate all the same.
+            let retx = &self.dl_retx_now;
+            if ue.dl_harq.free_process().is_none() || !retx.is_empty() && retx.contains(&u) {
                 continue;
             }
             let newest = n.saturating_sub(self.cqi_delay);
