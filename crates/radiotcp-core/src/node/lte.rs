@@ -231,6 +231,9 @@ struct Ue {
     cqi_next: [u64; 2],
     /// Per link, the last MCS chosen plus one: where the next threshold search starts.
     mcs_hint: [u8; 2],
+    /// The downlink's `mcs_hint` still answers: neither its report nor its outer loop has
+    /// changed since (its SINR has no other input; the uplink's also has the width and IoT).
+    dl_mcs_fresh: bool,
     // eNB side, downlink.
     /// SDUs waiting in front of the RLC, with their arrival time.
     dl_queue: VecDeque<(Packet, Time)>,
@@ -322,6 +325,16 @@ impl Ue {
 
     fn dl_sdus(&self) -> usize {
         self.dl_queue.len() + self.enb_rlc.sdus_queued()
+    }
+
+    /// The downlink MCS that `LteNode::mcs` answers when nothing is to be worked out: the
+    /// report still stands at `newest` (the newest reportable slot) and neither it nor the
+    /// outer loop has changed since the last MCS. Inline, so that most candidates of a slot
+    /// make no call.
+    #[inline]
+    fn fresh_dl_mcs(&self, newest: u64) -> Option<u8> {
+        (self.dl_mcs_fresh && self.cqi[0].0.is_some() && newest < self.cqi_next[0])
+            .then(|| self.mcs_hint[0].saturating_sub(1))
     }
 }
 
@@ -567,6 +580,7 @@ impl LteNode {
                 cqi: [(None, 0.0); 2],
                 cqi_next: [0; 2],
                 mcs_hint: [0; 2],
+                dl_mcs_fresh: false,
                 dl_queue: VecDeque::new(),
                 dl_queue_bytes: 0,
                 discipline: config::buffer_discipline(
@@ -1165,8 +1179,7 @@ impl LteNode {
         tb.sinr_sum += sinr;
         // Chase combining: the k-th transmission is decoded at the summed SINR (lte-cell.md
         // §2.4); BLER from the AWGN curve of its first MCS.
-        let bler = self.rat.curves[link as usize].bler(tb.mcs, lin_to_db(tb.sinr_sum));
-        tb.decoded = rng.uniform() >= bler;
+        tb.decoded = self.rat.curves[link as usize].decoded(tb.mcs, tb.sinr_sum, rng.uniform());
         match link {
             Link::Dl => {
                 ue.st.dl_tx += 1;
@@ -1212,6 +1225,7 @@ impl LteNode {
             let o = &mut ue.olla_db[link as usize];
             *o = (*o + step).clamp(-20.0, 20.0);
             ue.olla_lin[link as usize] = db_to_lin(*o);
+            ue.dl_mcs_fresh &= link != Link::Dl;
         }
         let d = &self.rat.duplex;
         let (harq, at) = match link {
@@ -1323,7 +1337,12 @@ impl LteNode {
                     Link::Ul => ue.ul_fading.gain_tti(0, report),
                 };
                 ue.cqi[l] = (Some(report), ue.mean_lin[l] * gain);
+                ue.dl_mcs_fresh &= link != Link::Dl;
             }
+        }
+        if link == Link::Dl && ue.dl_mcs_fresh {
+            // The same SINR as last time: the same MCS, without the threshold search.
+            return ue.mcs_hint[l].saturating_sub(1);
         }
         let mut sinr = ue.cqi[l].1 * ue.olla_lin[l];
         if link == Link::Ul {
@@ -1336,6 +1355,7 @@ impl LteNode {
         // SINR rarely moves far from (a bisection's chain of compares cost more).
         let reached = count_at_or_below(&self.mcs_threshold_lin[l], sinr, ue.mcs_hint[l]);
         ue.mcs_hint[l] = reached as u8;
+        ue.dl_mcs_fresh = link == Link::Dl;
         reached.saturating_sub(1) as u8
     }
 
@@ -1355,10 +1375,17 @@ impl LteNode {
             }
             k += 1;
             let ue = &self.ues[u as usize];
-            if ue.dl_harq.free_process().is_none() || self.dl_retx_now.contains(&u) {
+            // Most slots retransmit to no UE: `contains` would set up its chunked search for
+            // each candidate all the same.
+            let retx = &self.dl_retx_now;
+            if ue.dl_harq.free_process().is_none() || !retx.is_empty() && retx.contains(&u) {
                 continue;
             }
-            let mcs = self.mcs(n, Link::Dl, u, 1);
+            let newest = n.saturating_sub(self.cqi_delay);
+            let mcs = match self.ues[u as usize].fresh_dl_mcs(newest) {
+                Some(m) => m,
+                None => self.mcs(n, Link::Dl, u, 1),
+            };
             self.learn_tbs(u, mcs);
             self.cands.push(Candidate {
                 ue: u,

@@ -317,7 +317,17 @@ pub struct LinkCurves {
     pub threshold_db: Vec<f64>,
     mu_db: Vec<f64>,
     sigma_db: Vec<f64>,
+    /// Per MCS, the linear SINRs μ − [`DECIDED_SIGMAS`] σ and μ + [`DECIDED_SIGMAS`] σ:
+    /// at or below the first the BLER is at least 1 − [`DECIDED_BLER`], at or above the
+    /// second at most [`DECIDED_BLER`] (`decoded` then needs no logarithm or exponential).
+    decided_lin: Vec<(f64, f64)>,
 }
+
+/// Standard deviations from μ beyond which [`LinkCurves::decoded`] knows the outcome of most
+/// draws without the BLER: Q(4) = 3.2e-5, below [`DECIDED_BLER`] with room for rounding.
+const DECIDED_SIGMAS: f64 = 4.0;
+/// The BLER bound that [`DECIDED_SIGMAS`] guarantees (tested on the curves).
+const DECIDED_BLER: f64 = 1e-4;
 
 impl LinkCurves {
     fn new(threshold_db: Vec<f64>, sigma_db: Vec<f64>) -> Self {
@@ -325,11 +335,18 @@ impl LinkCurves {
             .iter()
             .zip(&sigma_db)
             .map(|(t, s)| t - Z_90 * s)
+            .collect::<Vec<f64>>();
+        let lin = |db: f64| 10f64.powf(db / 10.0);
+        let decided_lin = mu_db
+            .iter()
+            .zip(&sigma_db)
+            .map(|(m, s)| (lin(m - DECIDED_SIGMAS * s), lin(m + DECIDED_SIGMAS * s)))
             .collect();
         Self {
             threshold_db,
             mu_db,
             sigma_db,
+            decided_lin,
         }
     }
 
@@ -384,6 +401,24 @@ impl LinkCurves {
     pub fn bler(&self, mcs: u8, sinr_db: f64) -> f64 {
         let m = mcs as usize;
         q_function((sinr_db - self.mu_db[m]) / self.sigma_db[m])
+    }
+
+    /// Whether a block at `mcs` and linear SINR `sinr_lin` is decoded with the uniform draw
+    /// `u`: exactly `u >= self.bler(mcs, 10 log10 sinr_lin)`. Far enough above or below the
+    /// waterfall the BLER lies within [`DECIDED_BLER`] of 0 or 1, so every draw but the
+    /// rare one as close to 0 or 1 is decided by the comparison of linear SINRs, without
+    /// the logarithm, the exponential and the polynomial (most transmissions: σ is a
+    /// quarter of a dB, the fading's swing several dB).
+    #[inline]
+    pub fn decoded(&self, mcs: u8, sinr_lin: f64, u: f64) -> bool {
+        let (lo, hi) = self.decided_lin[mcs as usize];
+        if sinr_lin >= hi && u >= DECIDED_BLER {
+            return true;
+        }
+        if sinr_lin <= lo && u < 1.0 - DECIDED_BLER {
+            return false;
+        }
+        u >= self.bler(mcs, 10.0 * sinr_lin.log10())
     }
 
     /// Highest MCS.
@@ -445,6 +480,62 @@ mod tests {
             "{}",
             c.threshold_db[27]
         );
+    }
+
+    /// The decided regions hold their bound (at and beyond their edges, on every table's
+    /// MCS), and `decoded` answers what the BLER and the draw answer, on and off the edges.
+    #[test]
+    fn decoded_equals_the_draw_against_the_bler() {
+        let all = [
+            LinkCurves::lte(),
+            LinkCurves::nr(McsTable::Qam64),
+            LinkCurves::nr(McsTable::Qam256),
+        ];
+        let db = |x: f64| 10.0 * x.log10();
+        for c in &all {
+            for m in 0..=c.max_mcs() {
+                let (lo, hi) = c.decided_lin[m as usize];
+                let (mut up, mut down) = (hi, lo);
+                for _ in 0..5000 {
+                    assert!(c.bler(m, db(up)) <= DECIDED_BLER, "{m} at {up}");
+                    assert!(c.bler(m, db(down)) >= 1.0 - DECIDED_BLER, "{m} at {down}");
+                    up *= 1.001;
+                    down /= 1.001;
+                }
+                assert!(c.bler(m, db(f64::INFINITY)) <= DECIDED_BLER);
+                assert!(c.bler(m, db(0.0)) >= 1.0 - DECIDED_BLER);
+                let mut xs = vec![0.0, f64::INFINITY, f64::NAN, 1e-12, 1e12];
+                for e in [lo, hi, c.threshold_db[m as usize]] {
+                    let e = if e == c.threshold_db[m as usize] {
+                        10f64.powf(e / 10.0)
+                    } else {
+                        e
+                    };
+                    xs.extend([e, e.next_up(), e.next_down(), e * 1.01, e / 1.01]);
+                }
+                let us = [
+                    0.0,
+                    1e-9,
+                    DECIDED_BLER.next_down(),
+                    DECIDED_BLER,
+                    0.1,
+                    0.5,
+                    0.9,
+                    (1.0 - DECIDED_BLER).next_down(),
+                    1.0 - DECIDED_BLER,
+                    1.0f64.next_down(),
+                ];
+                for &x in &xs {
+                    for &u in &us {
+                        assert_eq!(
+                            c.decoded(m, x, u),
+                            u >= c.bler(m, db(x)),
+                            "MCS {m}, SINR {x}, draw {u}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -102,8 +102,8 @@ pub struct PfScheduler {
     p: PfParams,
     avg_bps: Vec<f64>,
     updated: Vec<u64>,
-    /// Scratch: (metric, candidate index), reused every TTI.
-    order: Vec<(f64, usize)>,
+    /// Scratch: each candidate's [`order_key`], reused every TTI.
+    order: Vec<u128>,
     /// Scratch per candidate: R̄ decayed to this TTI (worked out once for the metric and
     /// reused by the update, a power per candidate saved) and the block it was granted.
     avg_now: Vec<f64>,
@@ -222,26 +222,35 @@ impl PfScheduler {
     /// The candidates' metrics at TTI `tti` on channel `ch` (0 PDSCH, 1 PUSCH) into `order`,
     /// their R̄ then into `avg_now`, none served yet.
     fn rank(&mut self, ch: usize, tti: u64, candidates: &[Candidate]) {
+        // Each list in one pass of its own: an exact-size `extend` writes without a
+        // capacity check per element, three `push`es per candidate made three.
+        let mut avg_now = std::mem::take(&mut self.avg_now);
+        avg_now.clear();
+        avg_now.extend(candidates.iter().map(|c| self.avg_bps(c.ue, tti)));
+        let rate = &self.full_rate[ch];
         self.order.clear();
-        self.avg_now.clear();
+        self.order.extend(
+            candidates
+                .iter()
+                .zip(&avg_now)
+                .enumerate()
+                .map(|(k, (c, &avg))| order_key(rate[c.mcs as usize] / avg, k)),
+        );
+        self.avg_now = avg_now;
         self.served.clear();
-        for (k, c) in candidates.iter().enumerate() {
-            let avg = self.avg_bps(c.ue, tti);
-            self.avg_now.push(avg);
-            self.served.push(None);
-            self.order
-                .push((self.full_rate[ch][c.mcs as usize] / avg, k));
-        }
+        self.served.resize(candidates.len(), None);
     }
 
     /// R̄ of the candidates after TTI `tti`: decayed to it, plus what they got (`served`).
     /// The others decay lazily; a served UE is always a candidate.
     fn update(&mut self, tti: u64, candidates: &[Candidate]) {
         let keep = 1.0 - 1.0 / self.p.t_c;
-        for (k, c) in candidates.iter().enumerate() {
+        // Zipped: the per-candidate lists without an index to bound-check.
+        let now = candidates.iter().zip(&self.avg_now).zip(&self.served);
+        for ((c, &avg), served) in now {
             let i = c.ue as usize;
-            let got = self.served[k].map_or(0.0, |tbs| tbs as f64 * 8.0 / self.p.tti_s);
-            self.avg_bps[i] = self.avg_now[k] * keep + got / self.p.t_c;
+            let got = served.map_or(0.0, |tbs| tbs as f64 * 8.0 / self.p.tti_s);
+            self.avg_bps[i] = avg * keep + got / self.p.t_c;
             self.updated[i] = tti + 1;
         }
     }
@@ -375,21 +384,32 @@ impl UlScheduler {
     }
 }
 
-/// Move the next entry in metric order (highest metric first; ties by candidate index, as a
-/// stable sort would leave them) to `order[pos]`, entries before `pos` being placed already,
-/// and return its candidate index. A TTI usually serves one or two UEs of a sector: selecting
-/// them costs less than sorting every candidate.
-fn select_next(order: &mut [(f64, usize)], pos: usize) -> usize {
+/// Candidate `k` with `metric` as one integer whose order is the metric order: highest
+/// metric first by `f64::total_cmp`, ties by candidate index, as a stable sort would leave
+/// them. The high half is the metric's bits made to compare as unsigned integers in
+/// `total_cmp`'s order, the low half `!k`, so that the lower index is the greater key; the
+/// keys are distinct, and a maximum is one compare of two integers per candidate.
+#[inline]
+fn order_key(metric: f64, k: usize) -> u128 {
+    let b = metric.to_bits();
+    // total_cmp's key (negatives' magnitude bits flipped), then the sign bit flipped so that
+    // the signed order becomes the unsigned one.
+    let total = b ^ ((((b as i64) >> 63) as u64) >> 1) ^ (1 << 63);
+    (u128::from(total) << 64) | u128::from(!(k as u64))
+}
+
+/// Move the next entry in metric order ([`order_key`]) to `order[pos]`, entries before `pos`
+/// being placed already, and return its candidate index. A TTI usually serves one or two UEs
+/// of a sector: selecting them costs less than sorting every candidate.
+fn select_next(order: &mut [u128], pos: usize) -> usize {
     let mut best = pos;
     for j in pos + 1..order.len() {
-        let (m, k) = order[j];
-        let (bm, bk) = order[best];
-        if m.total_cmp(&bm).then_with(|| bk.cmp(&k)).is_gt() {
+        if order[j] > order[best] {
             best = j;
         }
     }
     order.swap(pos, best);
-    order[pos].1
+    !(order[pos] as u64) as usize
 }
 
 #[cfg(test)]
@@ -496,6 +516,36 @@ mod tests {
         assert!((s.avg_bps(0, 41) - r).abs() <= 1e-9 * r);
         // The idle UE 1 was never touched: its R̄ decays from the initial value alone.
         assert!(s.avg_bps(1, 41) < p.initial_avg_bps);
+    }
+
+    /// The keys order as `total_cmp` on the metric, then the lower candidate index, would:
+    /// on signs, zeros, infinities, NaNs, subnormals and ties.
+    #[test]
+    fn order_keys_order_as_the_metric_then_the_index() {
+        let ms = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -1.0,
+            -f64::MIN_POSITIVE / 2.0,
+            -0.0,
+            0.0,
+            f64::MIN_POSITIVE / 2.0,
+            1.0,
+            1.0 + f64::EPSILON,
+            3.5e6,
+            f64::INFINITY,
+            f64::NAN,
+            -f64::NAN,
+        ];
+        for (i, &a) in ms.iter().enumerate() {
+            for (j, &b) in ms.iter().enumerate() {
+                for (ka, kb) in [(0, 1), (1, 0), (7, 7), (3, 40)] {
+                    let want = a.total_cmp(&b).then_with(|| kb.cmp(&ka));
+                    let got = order_key(a, ka).cmp(&order_key(b, kb));
+                    assert_eq!(got, want, "{i} {j} {ka} {kb}");
+                }
+            }
+        }
     }
 
     #[test]
