@@ -253,6 +253,15 @@ impl<E: Packed> EventQueue<E> {
     /// Take the earliest event if it is not later than `until`, advancing the clock to it.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
+        self.pop_raw(until).map(|(t, p)| (t, p.event()))
+    }
+
+    /// [`EventQueue::pop_until`], with a packed event left as its bits: a loop that
+    /// dispatches on [`Popped`] handles the packed ones (a link's events) without building
+    /// the event, which, merged with the slab's in one value, went through memory (the wired
+    /// path's events took 7 instructions more each that way).
+    #[inline]
+    pub fn pop_raw(&mut self, until: Time) -> Option<(Time, Popped<E>)> {
         let (key, far) = match (self.heap.peek(), self.far.peek()) {
             (Some(&Reverse(n)), Some(&Reverse(f))) if f < n => (f, true),
             (Some(&Reverse(n)), _) => (n, false),
@@ -284,7 +293,7 @@ impl<E: Packed> EventQueue<E> {
                     heap.pop();
                 }
             }
-            E::unpack(bits)
+            Popped::Packed(bits)
         } else {
             heap.pop();
             let slot = low as u32;
@@ -292,7 +301,7 @@ impl<E: Packed> EventQueue<E> {
                 .take()
                 .expect("a pending event's slot is full");
             self.free.push(slot);
-            event
+            Popped::Parked(event)
         };
         self.now = time;
         self.popped += 1;
@@ -323,6 +332,24 @@ impl<E: Packed> EventQueue<E> {
 
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty() && self.far.is_empty()
+    }
+}
+
+/// An event taken off the queue ([`EventQueue::pop_raw`]): one that travelled in its key, as
+/// the bits [`Packed::pack`] gave, or one that waited in the slab.
+pub enum Popped<E> {
+    Packed(u32),
+    Parked(E),
+}
+
+impl<E: Packed> Popped<E> {
+    /// The event itself.
+    #[inline(always)]
+    pub fn event(self) -> E {
+        match self {
+            Popped::Packed(bits) => E::unpack(bits),
+            Popped::Parked(e) => e,
+        }
     }
 }
 
