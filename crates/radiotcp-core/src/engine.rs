@@ -353,10 +353,16 @@ impl<E: Packed> Popped<E> {
     }
 }
 
+/// The spent keys a lane keeps before it moves its live ones to the front ([`Lane`]). With
+/// 1,024, the NR 60-UE run's internet link, whose lane holds some 1,500 arrivals and never
+/// empties, copied its live keys every 1,500 arrivals (0.4 % of the run's instructions);
+/// the spent keys cost memory only (16 octets each).
+const LANE_SPENT: usize = 8192;
+
 /// The keys of a lane's events in order from `head`: the head (in the heap too), then the
 /// ones behind it. A vector and an index rather than a ring: emptied it starts again at 0,
-/// and one that never empties moves its live keys to the front once half of it is spent, a
-/// copy per key at most.
+/// and one that never empties moves its live keys to the front once half of it (and at
+/// least [`LANE_SPENT`] keys) is spent, a copy per key at most.
 #[derive(Default)]
 struct Lane {
     keys: Vec<u128>,
@@ -375,7 +381,7 @@ impl Lane {
             self.head = 0;
             return None;
         }
-        if self.head >= 1024 && 2 * self.head >= len {
+        if self.head >= LANE_SPENT && 2 * self.head >= len {
             self.keys.copy_within(self.head.., 0);
             self.keys.truncate(len - self.head);
             self.head = 0;
@@ -701,6 +707,24 @@ mod tests {
             assert_eq!(q.pop_until(Time::MAX), Some((t, Laned(id))));
         }
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn a_lane_that_never_empties_keeps_its_order_when_it_moves_its_keys() {
+        // A few hundred keys live at any time, far more than LANE_SPENT over the lane's life.
+        let mut lane = Lane::default();
+        lane.keys.extend(0..300u128);
+        let mut next = 300u128;
+        for head in 0..4 * LANE_SPENT as u128 {
+            lane.keys.push(next);
+            next += 1;
+            assert_eq!(lane.leave(head), Some(head + 1));
+            assert!(
+                lane.keys.len() <= 2 * LANE_SPENT + 301,
+                "spent keys are dropped"
+            );
+        }
+        assert!(lane.head < LANE_SPENT, "the live keys moved to the front");
     }
 
     #[test]
