@@ -253,6 +253,15 @@ impl<E: Packed> EventQueue<E> {
     /// Take the earliest event if it is not later than `until`, advancing the clock to it.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
+        self.pop_raw(until).map(|(t, p)| (t, p.event()))
+    }
+
+    /// [`EventQueue::pop_until`], with a packed event left as its bits: a loop that
+    /// dispatches on [`Popped`] handles the packed ones (a link's events) without building
+    /// the event, which, merged with the slab's in one value, went through memory (the wired
+    /// path's events took 7 instructions more each that way).
+    #[inline]
+    pub fn pop_raw(&mut self, until: Time) -> Option<(Time, Popped<E>)> {
         let (key, far) = match (self.heap.peek(), self.far.peek()) {
             (Some(&Reverse(n)), Some(&Reverse(f))) if f < n => (f, true),
             (Some(&Reverse(n)), _) => (n, false),
@@ -284,7 +293,7 @@ impl<E: Packed> EventQueue<E> {
                     heap.pop();
                 }
             }
-            E::unpack(bits)
+            Popped::Packed(bits)
         } else {
             heap.pop();
             let slot = low as u32;
@@ -292,7 +301,7 @@ impl<E: Packed> EventQueue<E> {
                 .take()
                 .expect("a pending event's slot is full");
             self.free.push(slot);
-            event
+            Popped::Parked(event)
         };
         self.now = time;
         self.popped += 1;
@@ -326,10 +335,34 @@ impl<E: Packed> EventQueue<E> {
     }
 }
 
+/// An event taken off the queue ([`EventQueue::pop_raw`]): one that travelled in its key, as
+/// the bits [`Packed::pack`] gave, or one that waited in the slab.
+pub enum Popped<E> {
+    Packed(u32),
+    Parked(E),
+}
+
+impl<E: Packed> Popped<E> {
+    /// The event itself.
+    #[inline(always)]
+    pub fn event(self) -> E {
+        match self {
+            Popped::Packed(bits) => E::unpack(bits),
+            Popped::Parked(e) => e,
+        }
+    }
+}
+
+/// The spent keys a lane keeps before it moves its live ones to the front ([`Lane`]). With
+/// 1,024, the NR 60-UE run's internet link, whose lane holds some 1,500 arrivals and never
+/// empties, copied its live keys every 1,500 arrivals (0.4 % of the run's instructions);
+/// the spent keys cost memory only (16 octets each).
+const LANE_SPENT: usize = 8192;
+
 /// The keys of a lane's events in order from `head`: the head (in the heap too), then the
 /// ones behind it. A vector and an index rather than a ring: emptied it starts again at 0,
-/// and one that never empties moves its live keys to the front once half of it is spent, a
-/// copy per key at most.
+/// and one that never empties moves its live keys to the front once half of it (and at
+/// least [`LANE_SPENT`] keys) is spent, a copy per key at most.
 #[derive(Default)]
 struct Lane {
     keys: Vec<u128>,
@@ -348,7 +381,7 @@ impl Lane {
             self.head = 0;
             return None;
         }
-        if self.head >= 1024 && 2 * self.head >= len {
+        if self.head >= LANE_SPENT && 2 * self.head >= len {
             self.keys.copy_within(self.head.., 0);
             self.keys.truncate(len - self.head);
             self.head = 0;
@@ -387,7 +420,9 @@ impl TimerSlot {
 
     /// Keep the slot's event in step with an entity's `poll_timeout()`: schedule
     /// `event(generation)` at the deadline when the pending event would fire too late.
-    #[inline]
+    /// Always inlined: every ACK and every data arrival keeps a slot in step, and out of line
+    /// (LLVM's choice for some callers) it cost a call and a frame each time.
+    #[inline(always)]
     pub fn sync<E: Packed>(
         &mut self,
         q: &mut EventQueue<E>,
@@ -672,6 +707,24 @@ mod tests {
             assert_eq!(q.pop_until(Time::MAX), Some((t, Laned(id))));
         }
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn a_lane_that_never_empties_keeps_its_order_when_it_moves_its_keys() {
+        // A few hundred keys live at any time, far more than LANE_SPENT over the lane's life.
+        let mut lane = Lane::default();
+        lane.keys.extend(0..300u128);
+        let mut next = 300u128;
+        for head in 0..4 * LANE_SPENT as u128 {
+            lane.keys.push(next);
+            next += 1;
+            assert_eq!(lane.leave(head), Some(head + 1));
+            assert!(
+                lane.keys.len() <= 2 * LANE_SPENT + 301,
+                "spent keys are dropped"
+            );
+        }
+        assert!(lane.head < LANE_SPENT, "the live keys moved to the front");
     }
 
     #[test]

@@ -36,8 +36,9 @@ pub struct Link {
 /// Links and routes: what a node needs to send.
 pub struct Net {
     pub links: Vec<Link>,
-    /// routes[node][host]: the port towards that host.
-    routes: Vec<Vec<Port>>,
+    /// routes[node * hosts + host]: the port towards that host. One flat table: every packet
+    /// sent looks its port up, and a vector per node cost a second bounds check and load.
+    routes: Vec<Port>,
     /// Flows per UE host (see [`host_of_flow`]).
     flows_per_ue: u32,
     /// hosts[h]: the node of host h (the server is host 0, the UEs 1, 2, ...).
@@ -97,7 +98,8 @@ impl Net {
 
     #[inline]
     pub fn route(&self, from: NodeId, dst: HostId) -> Port {
-        self.routes[from as usize][dst as usize]
+        debug_assert!((dst as usize) < self.hosts.len(), "no such host {dst}");
+        self.routes[from as usize * self.hosts.len() + dst as usize]
     }
 
     /// Offer a packet to a link direction at `now` (by reference: the direction copies it
@@ -152,7 +154,7 @@ impl Net {
         }
         // Unreachable pairs keep a self-attachment that no packet ever uses.
         self.routes = (0..nodes)
-            .map(|n| vec![Port::Attached(n as NodeId); hosts.len()])
+            .flat_map(|n| std::iter::repeat_n(Port::Attached(n as NodeId), hosts.len()))
             .collect();
         for (h, &dst) in hosts.iter().enumerate() {
             let mut seen = vec![false; nodes];
@@ -170,7 +172,7 @@ impl Net {
                         .find(|(_, w)| *w == u)
                         .map(|(p, _)| *p)
                         .expect("links and attachments are symmetric");
-                    self.routes[v as usize][h] = port;
+                    self.routes[v as usize * hosts.len() + h] = port;
                     queue.push_back(v);
                 }
             }

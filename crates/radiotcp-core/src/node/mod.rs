@@ -224,7 +224,7 @@ impl Ctx<'_> {
     }
 
     /// Keep a timer slot's event in step with an entity's deadline (see [`TimerSlot`]).
-    #[inline]
+    #[inline(always)]
     pub fn sync(
         &mut self,
         slot: &mut TimerSlot,

@@ -948,7 +948,9 @@ impl TcpSender {
     /// that is the whole Karn rule there. With timestamps, an ACK that covers a retransmission
     /// is timed from its TSecr instead of being skipped (RFC 7323 §4.1, Linux). With
     /// `RttSampling::Timestamps` every ACK of new data is timed from TSecr.
-    #[inline]
+    /// Always inlined into the ACK handlers, its one caller each per ACK of new data: out of
+    /// line it paid a call and a frame (a sixth of its instructions on the wired path).
+    #[inline(always)]
     fn take_rtt_sample(&mut self, now: Time, ack: u64, opt: &TcpOpts) {
         self.last_sample = None;
         // RFC 7323 §4.1: the echoed timestamp times the transmission the receiver answered.
