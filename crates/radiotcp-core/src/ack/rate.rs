@@ -79,6 +79,9 @@ impl AckRateControl {
         let x = ((bo - self.p.minth) / (self.p.maxth - self.p.minth)).clamp(0.0, 1.0);
         let shape = if self.p.alpha == 0.0 {
             1.0
+        } else if self.p.alpha == 1.0 {
+            // pow(x, 1) is x exactly (IEEE 754 and C99 F.9.4.4), without libm's call.
+            x
         } else {
             x.powf(self.p.alpha)
         };
