@@ -395,6 +395,11 @@ impl RlcAmEntity {
         std::mem::take(&mut self.delivered)
     }
 
+    /// [`Self::take_delivered`] keeping the list's allocation for the next deliveries.
+    pub fn drain_delivered(&mut self) -> std::vec::Drain<'_, Packet> {
+        self.delivered.drain(..)
+    }
+
     fn has_unsegmented(&self) -> bool {
         self.pending_end.is_some() || self.unseg_bytes > 0
     }
@@ -440,12 +445,26 @@ impl RlcAmEntity {
         op: TxOpportunity,
         dequeue: &mut dyn FnMut(Time, u64) -> bool,
     ) -> Vec<Pdu> {
+        let mut out = Vec::new();
+        self.poll_transmit_into(now, op, dequeue, &mut out);
+        out
+    }
+
+    /// [`Self::poll_transmit_with`] into the caller's empty `out`, so that a driver can hand
+    /// the same list back TTI after TTI instead of allocating one per TTI.
+    pub fn poll_transmit_into(
+        &mut self,
+        now: Time,
+        op: TxOpportunity,
+        dequeue: &mut dyn FnMut(Time, u64) -> bool,
+        out: &mut Vec<Pdu>,
+    ) {
+        debug_assert!(out.is_empty());
         self.handle_timeout(now);
-        let mut out: Vec<Pdu> = Vec::new();
         let slots = op.pdus(self.pdu_bytes());
         // 1. Control: STATUS (when not prohibited), MRW_ACK, MRW.
         if self.status_triggered && now >= self.status_prohibit_until && out.len() < slots {
-            push_pdu(&mut out, slots, self.build_status());
+            push_pdu(out, slots, self.build_status());
             self.status_triggered = false;
             self.stats.status_pdus_sent += 1;
             if self.p.timer_status_prohibit > 0 {
@@ -454,7 +473,7 @@ impl RlcAmEntity {
         }
         if let Some(sn_ack) = self.mrw_ack.take() {
             if out.len() < slots {
-                push_pdu(&mut out, slots, Pdu::MrwAck { sn_ack });
+                push_pdu(out, slots, Pdu::MrwAck { sn_ack });
             } else {
                 self.mrw_ack = Some(sn_ack);
             }
@@ -462,7 +481,7 @@ impl RlcAmEntity {
         if let Some(m) = self.mrw.as_mut() {
             if m.send && out.len() < slots {
                 push_pdu(
-                    &mut out,
+                    out,
                     slots,
                     Pdu::Mrw {
                         sn_mrw: m.sn_mrw,
@@ -487,7 +506,7 @@ impl RlcAmEntity {
                     self.poll_triggered = true;
                 }
                 self.stats.data_pdus_retransmitted += 1;
-                push_pdu(&mut out, slots, pdu);
+                push_pdu(out, slots, pdu);
             }
         }
         // 3. New PDUs.
@@ -511,7 +530,7 @@ impl RlcAmEntity {
             if !self.has_unsegmented() && self.p.poll_last_pdu {
                 self.poll_triggered = true;
             }
-            push_pdu(&mut out, slots, pdu);
+            push_pdu(out, slots, pdu);
         }
         // Timer_Poll expired or a prohibited poll is now allowed, but nothing to carry it:
         // retransmit VT(S) - 1 as the carrier (§2.5).
@@ -539,7 +558,7 @@ impl RlcAmEntity {
             if let Some(pdu) = pdu {
                 self.unqueue(carrier);
                 self.stats.data_pdus_retransmitted += 1;
-                push_pdu(&mut out, slots, pdu);
+                push_pdu(out, slots, pdu);
             }
         }
         if self.vt_s == self.vt_a && !self.has_unsegmented() {
@@ -571,7 +590,6 @@ impl RlcAmEntity {
             .all(|s| s.unsegmented > 0));
         #[cfg(debug_assertions)]
         self.check_windows();
-        out
     }
 
     /// The bound the SN rings rely on: every PDU held lies in [VT(A), VT(S)) (transmitter)
@@ -949,8 +967,13 @@ impl RlcAmEntity {
     }
 
     /// PDUs from the peer that survived the channel, in transmission order.
-    pub fn on_pdus(&mut self, pdus: Vec<Pdu>) {
-        for pdu in pdus {
+    pub fn on_pdus(&mut self, mut pdus: Vec<Pdu>) {
+        self.on_pdus_drain(&mut pdus);
+    }
+
+    /// [`Self::on_pdus`] emptying the caller's list, whose allocation the caller keeps.
+    pub fn on_pdus_drain(&mut self, pdus: &mut Vec<Pdu>) {
+        for pdu in pdus.drain(..) {
             match pdu {
                 Pdu::Data { sn, poll, ends, .. } => self.on_data(sn, poll, ends),
                 Pdu::Status { lsn, nacks } => self.on_status(lsn, &nacks),
