@@ -255,10 +255,42 @@ fn push_pdu(out: &mut Vec<Pdu>, slots: usize, pdu: Pdu) {
     out.push(pdu);
 }
 
+/// Whether the Poll_Window trigger fires with `n` = VT(S) + 1 - VT(A) PDUs of the window:
+/// ((VT(S) + 1 - VT(A)) / VT(WS)) * 100 >= poll_window_pct, in floating point.
+fn poll_window_fires(n: u32, window: u32, pct: f64) -> bool {
+    n as f64 / window as f64 * 100.0 >= pct
+}
+
+/// The least `n` for which [`poll_window_fires`] holds (`u32::MAX` if none up to the window),
+/// so that the per-PDU check is one integer comparison with the same outcome: `n as f64` is
+/// exact, and dividing and multiplying by positive constants with rounding to nearest never
+/// decrease, so the float test is false below that `n` and true from it on. A NaN percentage
+/// never fires, as in the float test.
+fn poll_window_threshold(window: u32, pct: f64) -> u32 {
+    let (mut lo, mut hi) = (0u32, window.saturating_add(1));
+    // Invariant: no n < lo fires; hi fires, or hi = window + 1 (none up to the window).
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if poll_window_fires(mid, window, pct) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    if lo > window {
+        u32::MAX
+    } else {
+        lo
+    }
+}
+
 /// One end of an RLC AM bearer.
 #[derive(Debug, Clone)]
 pub struct RlcAmEntity {
     p: RlcAmParams,
+    /// The least VT(S) + 1 - VT(A) at which the Poll_Window trigger fires (`u32::MAX`:
+    /// never), found once from the trigger's float formula (see `poll_window_threshold`).
+    poll_window_n: u32,
     // ---- transmitter ----
     sdus: VecDeque<TxSdu>,
     /// Index in `sdus` of the first SDU with octets left to segment (SDUs are segmented in
@@ -307,6 +339,7 @@ pub struct RlcAmEntity {
 impl RlcAmEntity {
     pub fn new(p: RlcAmParams) -> Self {
         Self {
+            poll_window_n: poll_window_threshold(p.window_pdus, p.poll_window_pct),
             tx: SnRing::new(p.window_pdus),
             rx: SnRing::new(p.window_pdus),
             p,
@@ -620,8 +653,7 @@ impl RlcAmEntity {
 
     /// Poll_Window trigger, evaluated per new PDU with VT(S) before submission (§2.5).
     fn window_poll_check(&mut self) {
-        let j = (self.vt_s + 1 - self.vt_a) as f64 / self.p.window_pdus as f64 * 100.0;
-        if j >= self.p.poll_window_pct {
+        if self.vt_s + 1 - self.vt_a >= self.poll_window_n {
             self.poll_triggered = true;
         }
     }
@@ -1046,5 +1078,42 @@ impl RlcAmEntity {
             && self.mrw_ack.is_none()
             && !self.status_triggered
             && !self.poll_triggered
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The integer threshold gives the float formula's answer for every n of the window.
+    #[test]
+    fn poll_window_threshold_matches_the_float_test() {
+        let pcts = [
+            0.0,
+            1.0,
+            12.5,
+            33.3,
+            50.0,
+            60.0,
+            66.7,
+            99.9,
+            100.0,
+            100.1,
+            150.0,
+            -5.0,
+            f64::NAN,
+        ];
+        for window in [1u32, 2, 3, 7, 10, 64, 100, 127, 333, 1000, 1024, 2047, 4095] {
+            for pct in pcts {
+                let t = poll_window_threshold(window, pct);
+                for n in 1..=window {
+                    assert_eq!(
+                        n >= t,
+                        poll_window_fires(n, window, pct),
+                        "window {window} pct {pct} n {n}"
+                    );
+                }
+            }
+        }
     }
 }
