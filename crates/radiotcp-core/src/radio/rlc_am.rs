@@ -718,6 +718,37 @@ impl RlcAmEntity {
         let li = self.p.li_bytes;
         let sn = self.vt_s;
         self.vt_s += 1;
+        // Most PDUs are a middle piece of one SDU (a 1500-octet packet spans some 38 PDUs of
+        // 40): no end pending, and more of the SDU left than the PDU holds. What the loop
+        // below does then, directly: the PDU takes `cap` octets, carries no LI, and the
+        // segmentation cursor stays on that SDU.
+        if self.pending_end.is_none() {
+            if let Some(s) = self.sdus.get_mut(self.seg_idx) {
+                if s.unsegmented > cap {
+                    s.unsegmented -= cap;
+                    self.unseg_bytes -= cap as u64;
+                    let id = s.id;
+                    self.tx.insert(
+                        sn,
+                        TxPdu {
+                            first_sdu: id,
+                            last_sdu: id,
+                            ends: Vec::new(),
+                            vt_dat: 1,
+                            acked: false,
+                            queued: false,
+                        },
+                    );
+                    return Pdu::Data {
+                        sn,
+                        poll: false,
+                        first_sdu: id,
+                        last_sdu: id,
+                        ends: Vec::new(),
+                    };
+                }
+            }
+        }
         let mut space = cap;
         let mut ends = Vec::new();
         let mut first_sdu = None;
