@@ -1065,20 +1065,33 @@ impl RlcAmEntity {
             self.status_triggered = true;
         }
         self.vr_h = self.vr_h.max(sn + 1);
-        self.rx.insert(sn, RxPdu { ends });
+        if sn == self.vr_r {
+            // In sequence (the common case): deliver at once instead of holding the PDU in
+            // its slot only for `advance_vr_r` to take it out again.
+            self.deliver_ends(ends);
+            self.vr_r += 1;
+        } else {
+            self.rx.insert(sn, RxPdu { ends });
+        }
         self.advance_vr_r();
+    }
+
+    /// Deliver the SDUs that end in the PDU at VR(R), but those the peer discarded (MRW).
+    #[inline]
+    fn deliver_ends(&mut self, ends: Vec<SduEnd>) {
+        for e in ends {
+            if self.rx_discard_upto.is_none_or(|d| e.sdu > d) {
+                self.delivered.push(e.packet);
+                self.stats.sdus_delivered += 1;
+            }
+        }
     }
 
     /// Advance VR(R) over the PDUs held in sequence and deliver the SDUs they complete
     /// (in-sequence delivery, §2.8).
     fn advance_vr_r(&mut self) {
         while let Some(p) = self.rx.remove(self.vr_r) {
-            for e in p.ends {
-                if self.rx_discard_upto.is_none_or(|d| e.sdu > d) {
-                    self.delivered.push(e.packet);
-                    self.stats.sdus_delivered += 1;
-                }
-            }
+            self.deliver_ends(p.ends);
             self.vr_r += 1;
         }
     }
