@@ -982,15 +982,20 @@ impl RlcAmEntity {
     fn advance_vt_a(&mut self) {
         let floor = self.mrw.as_ref().map(|m| m.sn_mrw);
         while self.vt_a < self.vt_s {
-            match self.tx.get(self.vt_a) {
-                Some(t) if t.acked => {
+            // One look at VT(A)'s slot, emptied in place (not a lookup and then a removal).
+            let i = self.tx.slot(self.vt_a);
+            match &self.tx.slots[i] {
+                Some((s, t)) if *s == self.vt_a => {
+                    if !t.acked {
+                        break;
+                    }
                     if t.queued {
                         self.retx.remove(self.vt_a);
                     }
-                    self.tx.remove(self.vt_a);
+                    self.tx.slots[i] = None;
                 }
                 // Removed by a discard: VT(A) may pass it only once the MRW is acknowledged.
-                None if floor.is_none_or(|f| self.vt_a >= f) => {}
+                _ if floor.is_none_or(|f| self.vt_a >= f) => {}
                 _ => break,
             }
             self.vt_a += 1;
@@ -1070,10 +1075,17 @@ impl RlcAmEntity {
             // its slot only for `advance_vr_r` to take it out again.
             self.deliver_ends(ends);
             self.vr_r += 1;
+            // PDUs are held only in [VR(R), VR(H)): with VR(R) at VR(H) (no hole was filled)
+            // there is nothing further to deliver.
+            if self.vr_r < self.vr_h {
+                self.advance_vr_r();
+            }
         } else {
+            // Out of sequence: VR(R) is still missing (its slot is empty between calls, as
+            // `advance_vr_r` left it), so nothing becomes deliverable.
             self.rx.insert(sn, RxPdu { ends });
         }
-        self.advance_vr_r();
+        debug_assert!(!self.rx.contains(self.vr_r));
     }
 
     /// Deliver the SDUs that end in the PDU at VR(R), but those the peer discarded (MRW).
