@@ -930,27 +930,40 @@ impl RlcAmEntity {
             &sorted[..]
         };
         let upper = lsn.min(self.vt_s);
-        let mut next_nack = nacks.iter().copied().peekable();
         // The lowest SN below `upper` held and still unacknowledged after this STATUS.
         let mut first_unacked = None;
-        for sn in self.vt_a..upper {
-            while next_nack.next_if(|&n| n < sn).is_some() {}
-            let nacked = next_nack.next_if_eq(&sn).is_some();
-            let Some(t) = self.tx.get_mut(sn) else {
-                continue;
-            };
-            if !nacked {
-                t.acked = true;
-            } else if !t.acked {
-                first_unacked.get_or_insert(sn);
-                if !t.queued {
-                    t.queued = true;
-                    self.retx.insert(sn);
+        // NACKs below VT(A) name PDUs no longer held.
+        let mut k = nacks.partition_point(|&n| n < self.vt_a);
+        let mut sn = self.vt_a;
+        while sn < upper {
+            // The SNs before the next NACK in range are acknowledged: a run with no NACK to
+            // compare each one with.
+            let nack = nacks.get(k).copied().filter(|&n| n < upper);
+            for s in sn..nack.unwrap_or(upper) {
+                if let Some(t) = self.tx.get_mut(s) {
+                    t.acked = true;
                 }
             }
+            let Some(n) = nack else {
+                break;
+            };
+            if let Some(t) = self.tx.get_mut(n) {
+                if !t.acked {
+                    first_unacked.get_or_insert(n);
+                    if !t.queued {
+                        t.queued = true;
+                        self.retx.insert(n);
+                    }
+                }
+            }
+            // Past this NACK and any repeat of it.
+            while nacks.get(k).is_some_and(|&m| m <= n) {
+                k += 1;
+            }
+            sn = n + 1;
         }
         // NACKs at or above LSN (a receiver lists none: its list stops at VR(H)).
-        for sn in next_nack {
+        for &sn in &nacks[k..] {
             if sn >= self.vt_a && sn < self.vt_s {
                 if let Some(t) = self.tx.get_mut(sn).filter(|t| !t.acked && !t.queued) {
                     t.queued = true;
