@@ -495,6 +495,9 @@ impl RlcAmEntity {
         debug_assert!(out.is_empty());
         self.handle_timeout(now);
         let slots = op.pdus(self.pdu_bytes());
+        // Data PDUs in `out`. Control PDUs all come first (step 1), so the data PDUs are the
+        // list's last `n_data`: no pass over the list to find or count them.
+        let mut n_data = 0usize;
         // 1. Control: STATUS (when not prohibited), MRW_ACK, MRW.
         if self.status_triggered && now >= self.status_prohibit_until && out.len() < slots {
             push_pdu(out, slots, self.build_status());
@@ -540,6 +543,7 @@ impl RlcAmEntity {
                 }
                 self.stats.data_pdus_retransmitted += 1;
                 push_pdu(out, slots, pdu);
+                n_data += 1;
             }
         }
         // 3. New PDUs.
@@ -564,12 +568,13 @@ impl RlcAmEntity {
                 self.poll_triggered = true;
             }
             push_pdu(out, slots, pdu);
+            n_data += 1;
         }
         // Timer_Poll expired or a prohibited poll is now allowed, but nothing to carry it:
         // retransmit VT(S) - 1 as the carrier (§2.5).
         // The carrier may be a PDU the receiver already acknowledged: the poll is what matters,
         // and the receiver drops the duplicate but still answers the poll.
-        let has_data = out.iter().any(|p| !p.is_control());
+        let has_data = n_data > 0;
         if self.poll_triggered
             && !has_data
             && now >= self.poll_prohibit_until
@@ -592,6 +597,7 @@ impl RlcAmEntity {
                 self.unqueue(carrier);
                 self.stats.data_pdus_retransmitted += 1;
                 push_pdu(out, slots, pdu);
+                n_data += 1;
             }
         }
         if self.vt_s == self.vt_a && !self.has_unsegmented() {
@@ -601,7 +607,8 @@ impl RlcAmEntity {
         }
         // Poll bit on the last data PDU.
         if self.poll_triggered && now >= self.poll_prohibit_until {
-            if let Some(Pdu::Data { poll, .. }) = out.iter_mut().rev().find(|p| !p.is_control()) {
+            let last_data = if n_data > 0 { out.last_mut() } else { None };
+            if let Some(Pdu::Data { poll, .. }) = last_data {
                 *poll = true;
                 self.poll_triggered = false;
                 self.stats.polls_sent += 1;
@@ -611,7 +618,8 @@ impl RlcAmEntity {
                 }
             }
         }
-        self.stats.data_pdus_sent += out.iter().filter(|p| !p.is_control()).count() as u64;
+        self.stats.data_pdus_sent += n_data as u64;
+        debug_assert_eq!(n_data, out.iter().filter(|p| !p.is_control()).count());
         debug_assert_eq!(
             self.unseg_bytes,
             self.sdus.iter().map(|s| s.unsegmented as u64).sum::<u64>()
@@ -758,8 +766,16 @@ impl RlcAmEntity {
             space -= li;
             first_sdu = Some(end.sdu);
             last_sdu = end.sdu;
-            if let Some(s) = self.sdus.iter_mut().find(|s| s.id == end.sdu) {
-                s.last_pdu = Some(sn);
+            // Its SDU lies before the segmentation cursor, most often just before it; the
+            // ids ascend along the queue, so a binary search finds it otherwise.
+            let i = self.seg_idx.wrapping_sub(1);
+            let at = if self.sdus.get(i).is_some_and(|s| s.id == end.sdu) {
+                Some(i)
+            } else {
+                self.sdus.binary_search_by_key(&end.sdu, |s| s.id).ok()
+            };
+            if let Some(i) = at {
+                self.sdus[i].last_pdu = Some(sn);
             }
             ends.push(end);
         }
