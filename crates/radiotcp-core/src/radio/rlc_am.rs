@@ -548,6 +548,16 @@ impl RlcAmEntity {
         }
         // 3. New PDUs.
         while out.len() < slots && self.vt_s < self.vt_ms() {
+            // A middle piece of an SDU already started: the dequeue hook has nothing to ask
+            // (only an SDU's start is asked about) and more of the SDU stays unsegmented (no
+            // poll for the buffer's last PDU), so only the window's poll check precedes it.
+            if self.middle_piece_next(true) {
+                self.window_poll_check();
+                let pdu = self.cut_middle_piece();
+                push_pdu(out, slots, pdu);
+                n_data += 1;
+                continue;
+            }
             let dropped_before = self.stats.sdus_dropped_at_dequeue;
             self.dequeue_at_head(now, dequeue);
             if !self.has_unsegmented() {
@@ -721,42 +731,59 @@ impl RlcAmEntity {
         {}
     }
 
+    /// Whether the next new PDU is a middle piece of the SDU at the segmentation cursor: no
+    /// LI pending and more of the SDU left than the PDU holds. Most PDUs are (a 1500-octet
+    /// packet spans some 38 PDUs of 40). With `started`, only of an SDU whose transmission
+    /// has begun, which the dequeue hook is no longer asked about.
+    #[inline]
+    fn middle_piece_next(&self, started: bool) -> bool {
+        self.pending_end.is_none()
+            && self.sdus.get(self.seg_idx).is_some_and(|s| {
+                s.unsegmented > self.p.pdu_payload_bytes
+                    && !(started && s.unsegmented == s.packet.size)
+            })
+    }
+
+    /// Cut the middle piece [`Self::middle_piece_next`] found: what the packing loop of
+    /// `segment_new_pdu` does then, directly. The PDU takes a whole payload of the SDU,
+    /// carries no LI, and the segmentation cursor stays on that SDU.
+    #[inline]
+    fn cut_middle_piece(&mut self) -> Pdu {
+        let cap = self.p.pdu_payload_bytes;
+        let sn = self.vt_s;
+        self.vt_s += 1;
+        let s = &mut self.sdus[self.seg_idx];
+        s.unsegmented -= cap;
+        self.unseg_bytes -= cap as u64;
+        let id = s.id;
+        self.tx.insert(
+            sn,
+            TxPdu {
+                first_sdu: id,
+                last_sdu: id,
+                ends: Vec::new(),
+                vt_dat: 1,
+                acked: false,
+                queued: false,
+            },
+        );
+        Pdu::Data {
+            sn,
+            poll: false,
+            first_sdu: id,
+            last_sdu: id,
+            ends: Vec::new(),
+        }
+    }
+
     fn segment_new_pdu(&mut self, now: Time, dequeue: &mut dyn FnMut(Time, u64) -> bool) -> Pdu {
+        if self.middle_piece_next(false) {
+            return self.cut_middle_piece();
+        }
         let cap = self.p.pdu_payload_bytes;
         let li = self.p.li_bytes;
         let sn = self.vt_s;
         self.vt_s += 1;
-        // Most PDUs are a middle piece of one SDU (a 1500-octet packet spans some 38 PDUs of
-        // 40): no end pending, and more of the SDU left than the PDU holds. What the loop
-        // below does then, directly: the PDU takes `cap` octets, carries no LI, and the
-        // segmentation cursor stays on that SDU.
-        if self.pending_end.is_none() {
-            if let Some(s) = self.sdus.get_mut(self.seg_idx) {
-                if s.unsegmented > cap {
-                    s.unsegmented -= cap;
-                    self.unseg_bytes -= cap as u64;
-                    let id = s.id;
-                    self.tx.insert(
-                        sn,
-                        TxPdu {
-                            first_sdu: id,
-                            last_sdu: id,
-                            ends: Vec::new(),
-                            vt_dat: 1,
-                            acked: false,
-                            queued: false,
-                        },
-                    );
-                    return Pdu::Data {
-                        sn,
-                        poll: false,
-                        first_sdu: id,
-                        last_sdu: id,
-                        ends: Vec::new(),
-                    };
-                }
-            }
-        }
         let mut space = cap;
         let mut ends = Vec::new();
         let mut first_sdu = None;
