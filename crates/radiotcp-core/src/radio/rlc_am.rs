@@ -747,7 +747,9 @@ impl RlcAmEntity {
     /// Cut the middle piece [`Self::middle_piece_next`] found: what the packing loop of
     /// `segment_new_pdu` does then, directly. The PDU takes a whole payload of the SDU,
     /// carries no LI, and the segmentation cursor stays on that SDU.
-    #[inline]
+    // Inlined so that the new-PDU loop writes the PDU into its list without a call and a
+    // copy of the PDU returned.
+    #[inline(always)]
     fn cut_middle_piece(&mut self) -> Pdu {
         let cap = self.p.pdu_payload_bytes;
         let sn = self.vt_s;
