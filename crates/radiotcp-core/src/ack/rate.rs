@@ -79,6 +79,9 @@ impl AckRateControl {
         let x = ((bo - self.p.minth) / (self.p.maxth - self.p.minth)).clamp(0.0, 1.0);
         let shape = if self.p.alpha == 0.0 {
             1.0
+        } else if self.p.alpha == 1.0 {
+            // pow(x, 1) is x exactly (IEEE 754 and C99 F.9.4.4), without libm's call.
+            x
         } else {
             x.powf(self.p.alpha)
         };
@@ -134,39 +137,54 @@ impl AckRateControl {
     /// An ACK arrived from the RLC receiver at `now`, with `bo` SDUs in the downlink buffer.
     pub fn on_ack(&mut self, now: Time, pkt: Packet, bo: f64) -> Vec<Packet> {
         let mut out = Vec::new();
+        self.on_ack_into(now, pkt, bo, &mut out);
+        out
+    }
+
+    /// [`Self::on_ack`] appending what leaves to `out` (a list the caller reuses).
+    pub fn on_ack_into(&mut self, now: Time, pkt: Packet, bo: f64, out: &mut Vec<Packet>) {
         if pkt.opt.syn || pkt.kind != PacketKind::Ack {
             // A SYN-ACK opens the connection; it is not part of the ACK clock being spaced.
             // Nor is uplink data (an emulated UE's requests or uploads): only ACKs are paced.
             out.push(pkt);
-            return out;
+            return;
         }
         self.buffer.push_back((now, pkt));
-        self.process(now, bo, &mut out);
-        out
+        self.process(now, bo, out);
     }
 
     /// A TTI of the RLC begins: with `AckRelease::PerTti` it is an event of Fig. 4 (one ACK
     /// may leave if the spacing allows); otherwise nothing happens.
     pub fn on_tti(&mut self, now: Time, bo: f64) -> Vec<Packet> {
         let mut out = Vec::new();
-        if self.p.release == AckRelease::PerTti {
-            self.process(now, bo, &mut out);
-        }
+        self.on_tti_into(now, bo, &mut out);
         out
+    }
+
+    /// [`Self::on_tti`] appending what leaves to `out`.
+    pub fn on_tti_into(&mut self, now: Time, bo: f64, out: &mut Vec<Packet>) {
+        if self.p.release == AckRelease::PerTti {
+            self.process(now, bo, out);
+        }
     }
 
     /// The id_timer fired (a stale or early call does nothing).
     pub fn handle_timeout(&mut self, now: Time, bo: f64) -> Vec<Packet> {
         let mut out = Vec::new();
+        self.handle_timeout_into(now, bo, &mut out);
+        out
+    }
+
+    /// [`Self::handle_timeout`] appending what leaves to `out`.
+    pub fn handle_timeout_into(&mut self, now: Time, bo: f64, out: &mut Vec<Packet>) {
         match self.id_timer {
             Some(t) if t <= now => {
                 self.id_timer = None;
-                self.send(now, &mut out);
-                self.process(now, bo, &mut out);
+                self.send(now, out);
+                self.process(now, bo, out);
             }
             _ => {}
         }
-        out
     }
 }
 

@@ -71,6 +71,12 @@ pub struct UmtsNode {
     dl_frames_lost_measured: u64,
     /// BO statistics over the measured interval.
     occupancy: Occupancy,
+    /// Emptied PDU lists of past TTIs, handed to the RLC entities again: a TTI's PDUs travel
+    /// in their own list (the radio event's), and reusing the lists saves an allocation and a
+    /// free per TTI and direction.
+    pdu_lists: Vec<Vec<Pdu>>,
+    /// The ACKs leaving the RNC in one step, a list kept for its allocation.
+    acks_out: Vec<Packet>,
 }
 
 impl UmtsNode {
@@ -127,6 +133,8 @@ impl UmtsNode {
             dl_ttis_measured: 0,
             dl_frames_lost_measured: 0,
             occupancy: Occupancy::default(),
+            pdu_lists: Vec::new(),
+            acks_out: Vec::new(),
         }
     }
 
@@ -147,8 +155,12 @@ impl UmtsNode {
                 if self.ack_timer.fire(generation) {
                     let now = ctx.now;
                     let bo = self.rnc.buffer_occupancy() as f64;
-                    let out = self.ack_ctrl.as_mut().map(|c| c.handle_timeout(now, bo));
-                    self.forward_acks(ctx, out.unwrap_or_default());
+                    let mut out = std::mem::take(&mut self.acks_out);
+                    if let Some(c) = self.ack_ctrl.as_mut() {
+                        c.handle_timeout_into(now, bo, &mut out);
+                    }
+                    self.forward_acks(ctx, &mut out);
+                    self.acks_out = out;
                 }
             }
         }
@@ -179,17 +191,19 @@ impl UmtsNode {
             .advance(now, self.rnc.buffer_bytes() as f64 * 8.0);
         let discipline = &mut self.discipline;
         let mut dequeue_drops = [0u64; BufferDrop::ALL.len()];
-        let dl = self
-            .rnc
-            .poll_transmit_with(now, self.grant, &mut |sojourn, queued| match discipline
-                .on_dequeue(now, sojourn, queued)
-            {
+        let mut dl = self.pdu_lists.pop().unwrap_or_default();
+        self.rnc.poll_transmit_into(
+            now,
+            self.grant,
+            &mut |sojourn, queued| match discipline.on_dequeue(now, sojourn, queued) {
                 Some(reason) => {
                     dequeue_drops[reason as usize] += 1;
                     true
                 }
                 None => false,
-            });
+            },
+            &mut dl,
+        );
         for (total, n) in self.buffer_drops.iter_mut().zip(dequeue_drops) {
             *total += n;
         }
@@ -204,12 +218,14 @@ impl UmtsNode {
         ctx.schedule(now + self.tti, NodeEvent::Umts(UmtsEvent::Tti));
         // A TTI is an event of the ACK rate control too (access.ack_control.release).
         let bo = self.rnc.buffer_occupancy() as f64;
-        let acks = self.ack_ctrl.as_mut().map(|c| c.on_tti(now, bo));
         // Even when it releases nothing: a TTI may set the control's timer (the next ACK's
         // spacing, ack/rate.rs), which only `forward_acks` puts on the event queue. Left to a
         // later call, that deadline was scheduled in the past and the clock ran backwards.
-        if let Some(acks) = acks {
-            self.forward_acks(ctx, acks);
+        if let Some(c) = self.ack_ctrl.as_mut() {
+            let mut acks = std::mem::take(&mut self.acks_out);
+            c.on_tti_into(now, bo, &mut acks);
+            self.forward_acks(ctx, &mut acks);
+            self.acks_out = acks;
         }
         // CoDel drops at dequeue and MaxDAT discards, for the drop trace.
         for pkt in dropped {
@@ -228,12 +244,16 @@ impl UmtsNode {
     fn ue_poll(&mut self, now: Time) -> (Vec<Pdu>, bool) {
         let ul_lost = self.ul.advance();
         self.ue_rlc.take_dropped();
-        (self.ue_rlc.poll_transmit(now, self.grant), ul_lost)
+        let mut ul = self.pdu_lists.pop().unwrap_or_default();
+        self.ue_rlc
+            .poll_transmit_into(now, self.grant, &mut |_, _| false, &mut ul);
+        (ul, ul_lost)
     }
 
     /// PDUs sent in a TTI reach the other end one way later, unless the TTI is lost.
-    fn send_radio(&mut self, ctx: &mut Ctx, to_ue: bool, pdus: Vec<Pdu>, lost: bool) {
+    fn send_radio(&mut self, ctx: &mut Ctx, to_ue: bool, mut pdus: Vec<Pdu>, lost: bool) {
         if pdus.is_empty() {
+            self.pdu_lists.push(pdus);
             return;
         }
         if lost {
@@ -242,46 +262,52 @@ impl UmtsNode {
             } else {
                 self.ul_ttis_lost += 1;
             }
+            pdus.clear();
+            self.pdu_lists.push(pdus);
             return;
         }
         let ev = UmtsEvent::RadioArrive { to_ue, pdus };
         ctx.schedule(ctx.now + self.delay, NodeEvent::Umts(ev));
     }
 
-    fn on_radio_arrive(&mut self, ctx: &mut Ctx, to_ue: bool, pdus: Vec<Pdu>) {
+    fn on_radio_arrive(&mut self, ctx: &mut Ctx, to_ue: bool, mut pdus: Vec<Pdu>) {
         let now = ctx.now;
         if to_ue {
-            self.ue_rlc.on_pdus(pdus);
-            for pkt in self.ue_rlc.take_delivered() {
+            self.ue_rlc.on_pdus_drain(&mut pdus);
+            for pkt in self.ue_rlc.drain_delivered() {
                 ctx.send(pkt);
             }
         } else {
             self.discipline
                 .advance(now, self.rnc.buffer_bytes() as f64 * 8.0);
-            self.rnc.on_pdus(pdus);
-            let acks = self.rnc.take_delivered();
+            self.rnc.on_pdus_drain(&mut pdus);
             let bo = self.rnc.buffer_occupancy() as f64;
-            let out = match self.ack_ctrl.as_mut() {
-                None => acks,
-                Some(c) => acks
-                    .into_iter()
-                    .flat_map(|a| c.on_ack(now, a, bo))
-                    .collect(),
-            };
-            self.forward_acks(ctx, out);
+            let mut out = std::mem::take(&mut self.acks_out);
+            match self.ack_ctrl.as_mut() {
+                None => out.extend(self.rnc.drain_delivered()),
+                Some(c) => {
+                    for a in self.rnc.drain_delivered() {
+                        c.on_ack_into(now, a, bo, &mut out);
+                    }
+                }
+            }
+            self.forward_acks(ctx, &mut out);
+            self.acks_out = out;
             // STATUS reports free SDUs from the downlink buffer.
             self.trace_buffer(ctx);
         }
+        self.pdu_lists.push(pdus);
     }
 
-    /// ACKs leaving the RNC towards the server; keeps the ACK control's timer in step.
-    fn forward_acks(&mut self, ctx: &mut Ctx, acks: Vec<Packet>) {
+    /// ACKs leaving the RNC towards the server (`acks` is left empty); keeps the ACK
+    /// control's timer in step.
+    fn forward_acks(&mut self, ctx: &mut Ctx, acks: &mut Vec<Packet>) {
         if let Some(c) = self.ack_ctrl.as_ref() {
             ctx.sync(&mut self.ack_timer, c.poll_timeout(), |generation| {
                 NodeEvent::Umts(UmtsEvent::AckTimer { generation })
             });
         }
-        for pkt in acks {
+        for pkt in acks.drain(..) {
             ctx.send(pkt);
         }
     }

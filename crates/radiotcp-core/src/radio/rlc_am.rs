@@ -255,10 +255,42 @@ fn push_pdu(out: &mut Vec<Pdu>, slots: usize, pdu: Pdu) {
     out.push(pdu);
 }
 
+/// Whether the Poll_Window trigger fires with `n` = VT(S) + 1 - VT(A) PDUs of the window:
+/// ((VT(S) + 1 - VT(A)) / VT(WS)) * 100 >= poll_window_pct, in floating point.
+fn poll_window_fires(n: u32, window: u32, pct: f64) -> bool {
+    n as f64 / window as f64 * 100.0 >= pct
+}
+
+/// The least `n` for which [`poll_window_fires`] holds (`u32::MAX` if none up to the window),
+/// so that the per-PDU check is one integer comparison with the same outcome: `n as f64` is
+/// exact, and dividing and multiplying by positive constants with rounding to nearest never
+/// decrease, so the float test is false below that `n` and true from it on. A NaN percentage
+/// never fires, as in the float test.
+fn poll_window_threshold(window: u32, pct: f64) -> u32 {
+    let (mut lo, mut hi) = (0u32, window.saturating_add(1));
+    // Invariant: no n < lo fires; hi fires, or hi = window + 1 (none up to the window).
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if poll_window_fires(mid, window, pct) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    if lo > window {
+        u32::MAX
+    } else {
+        lo
+    }
+}
+
 /// One end of an RLC AM bearer.
 #[derive(Debug, Clone)]
 pub struct RlcAmEntity {
     p: RlcAmParams,
+    /// The least VT(S) + 1 - VT(A) at which the Poll_Window trigger fires (`u32::MAX`:
+    /// never), found once from the trigger's float formula (see `poll_window_threshold`).
+    poll_window_n: u32,
     // ---- transmitter ----
     sdus: VecDeque<TxSdu>,
     /// Index in `sdus` of the first SDU with octets left to segment (SDUs are segmented in
@@ -307,6 +339,7 @@ pub struct RlcAmEntity {
 impl RlcAmEntity {
     pub fn new(p: RlcAmParams) -> Self {
         Self {
+            poll_window_n: poll_window_threshold(p.window_pdus, p.poll_window_pct),
             tx: SnRing::new(p.window_pdus),
             rx: SnRing::new(p.window_pdus),
             p,
@@ -395,6 +428,11 @@ impl RlcAmEntity {
         std::mem::take(&mut self.delivered)
     }
 
+    /// [`Self::take_delivered`] keeping the list's allocation for the next deliveries.
+    pub fn drain_delivered(&mut self) -> std::vec::Drain<'_, Packet> {
+        self.delivered.drain(..)
+    }
+
     fn has_unsegmented(&self) -> bool {
         self.pending_end.is_some() || self.unseg_bytes > 0
     }
@@ -440,12 +478,29 @@ impl RlcAmEntity {
         op: TxOpportunity,
         dequeue: &mut dyn FnMut(Time, u64) -> bool,
     ) -> Vec<Pdu> {
+        let mut out = Vec::new();
+        self.poll_transmit_into(now, op, dequeue, &mut out);
+        out
+    }
+
+    /// [`Self::poll_transmit_with`] into the caller's empty `out`, so that a driver can hand
+    /// the same list back TTI after TTI instead of allocating one per TTI.
+    pub fn poll_transmit_into(
+        &mut self,
+        now: Time,
+        op: TxOpportunity,
+        dequeue: &mut dyn FnMut(Time, u64) -> bool,
+        out: &mut Vec<Pdu>,
+    ) {
+        debug_assert!(out.is_empty());
         self.handle_timeout(now);
-        let mut out: Vec<Pdu> = Vec::new();
         let slots = op.pdus(self.pdu_bytes());
+        // Data PDUs in `out`. Control PDUs all come first (step 1), so the data PDUs are the
+        // list's last `n_data`: no pass over the list to find or count them.
+        let mut n_data = 0usize;
         // 1. Control: STATUS (when not prohibited), MRW_ACK, MRW.
         if self.status_triggered && now >= self.status_prohibit_until && out.len() < slots {
-            push_pdu(&mut out, slots, self.build_status());
+            push_pdu(out, slots, self.build_status());
             self.status_triggered = false;
             self.stats.status_pdus_sent += 1;
             if self.p.timer_status_prohibit > 0 {
@@ -454,7 +509,7 @@ impl RlcAmEntity {
         }
         if let Some(sn_ack) = self.mrw_ack.take() {
             if out.len() < slots {
-                push_pdu(&mut out, slots, Pdu::MrwAck { sn_ack });
+                push_pdu(out, slots, Pdu::MrwAck { sn_ack });
             } else {
                 self.mrw_ack = Some(sn_ack);
             }
@@ -462,7 +517,7 @@ impl RlcAmEntity {
         if let Some(m) = self.mrw.as_mut() {
             if m.send && out.len() < slots {
                 push_pdu(
-                    &mut out,
+                    out,
                     slots,
                     Pdu::Mrw {
                         sn_mrw: m.sn_mrw,
@@ -487,11 +542,22 @@ impl RlcAmEntity {
                     self.poll_triggered = true;
                 }
                 self.stats.data_pdus_retransmitted += 1;
-                push_pdu(&mut out, slots, pdu);
+                push_pdu(out, slots, pdu);
+                n_data += 1;
             }
         }
         // 3. New PDUs.
         while out.len() < slots && self.vt_s < self.vt_ms() {
+            // A middle piece of an SDU already started: the dequeue hook has nothing to ask
+            // (only an SDU's start is asked about) and more of the SDU stays unsegmented (no
+            // poll for the buffer's last PDU), so only the window's poll check precedes it.
+            if self.middle_piece_next(true) {
+                self.window_poll_check();
+                let pdu = self.cut_middle_piece();
+                push_pdu(out, slots, pdu);
+                n_data += 1;
+                continue;
+            }
             let dropped_before = self.stats.sdus_dropped_at_dequeue;
             self.dequeue_at_head(now, dequeue);
             if !self.has_unsegmented() {
@@ -511,13 +577,14 @@ impl RlcAmEntity {
             if !self.has_unsegmented() && self.p.poll_last_pdu {
                 self.poll_triggered = true;
             }
-            push_pdu(&mut out, slots, pdu);
+            push_pdu(out, slots, pdu);
+            n_data += 1;
         }
         // Timer_Poll expired or a prohibited poll is now allowed, but nothing to carry it:
         // retransmit VT(S) - 1 as the carrier (§2.5).
         // The carrier may be a PDU the receiver already acknowledged: the poll is what matters,
         // and the receiver drops the duplicate but still answers the poll.
-        let has_data = out.iter().any(|p| !p.is_control());
+        let has_data = n_data > 0;
         if self.poll_triggered
             && !has_data
             && now >= self.poll_prohibit_until
@@ -539,7 +606,8 @@ impl RlcAmEntity {
             if let Some(pdu) = pdu {
                 self.unqueue(carrier);
                 self.stats.data_pdus_retransmitted += 1;
-                push_pdu(&mut out, slots, pdu);
+                push_pdu(out, slots, pdu);
+                n_data += 1;
             }
         }
         if self.vt_s == self.vt_a && !self.has_unsegmented() {
@@ -549,7 +617,8 @@ impl RlcAmEntity {
         }
         // Poll bit on the last data PDU.
         if self.poll_triggered && now >= self.poll_prohibit_until {
-            if let Some(Pdu::Data { poll, .. }) = out.iter_mut().rev().find(|p| !p.is_control()) {
+            let last_data = if n_data > 0 { out.last_mut() } else { None };
+            if let Some(Pdu::Data { poll, .. }) = last_data {
                 *poll = true;
                 self.poll_triggered = false;
                 self.stats.polls_sent += 1;
@@ -559,7 +628,8 @@ impl RlcAmEntity {
                 }
             }
         }
-        self.stats.data_pdus_sent += out.iter().filter(|p| !p.is_control()).count() as u64;
+        self.stats.data_pdus_sent += n_data as u64;
+        debug_assert_eq!(n_data, out.iter().filter(|p| !p.is_control()).count());
         debug_assert_eq!(
             self.unseg_bytes,
             self.sdus.iter().map(|s| s.unsegmented as u64).sum::<u64>()
@@ -571,7 +641,6 @@ impl RlcAmEntity {
             .all(|s| s.unsegmented > 0));
         #[cfg(debug_assertions)]
         self.check_windows();
-        out
     }
 
     /// The bound the SN rings rely on: every PDU held lies in [VT(A), VT(S)) (transmitter)
@@ -602,8 +671,7 @@ impl RlcAmEntity {
 
     /// Poll_Window trigger, evaluated per new PDU with VT(S) before submission (§2.5).
     fn window_poll_check(&mut self) {
-        let j = (self.vt_s + 1 - self.vt_a) as f64 / self.p.window_pdus as f64 * 100.0;
-        if j >= self.p.poll_window_pct {
+        if self.vt_s + 1 - self.vt_a >= self.poll_window_n {
             self.poll_triggered = true;
         }
     }
@@ -663,7 +731,57 @@ impl RlcAmEntity {
         {}
     }
 
+    /// Whether the next new PDU is a middle piece of the SDU at the segmentation cursor: no
+    /// LI pending and more of the SDU left than the PDU holds. Most PDUs are (a 1500-octet
+    /// packet spans some 38 PDUs of 40). With `started`, only of an SDU whose transmission
+    /// has begun, which the dequeue hook is no longer asked about.
+    #[inline]
+    fn middle_piece_next(&self, started: bool) -> bool {
+        self.pending_end.is_none()
+            && self.sdus.get(self.seg_idx).is_some_and(|s| {
+                s.unsegmented > self.p.pdu_payload_bytes
+                    && !(started && s.unsegmented == s.packet.size)
+            })
+    }
+
+    /// Cut the middle piece [`Self::middle_piece_next`] found: what the packing loop of
+    /// `segment_new_pdu` does then, directly. The PDU takes a whole payload of the SDU,
+    /// carries no LI, and the segmentation cursor stays on that SDU.
+    // Inlined so that the new-PDU loop writes the PDU into its list without a call and a
+    // copy of the PDU returned.
+    #[inline(always)]
+    fn cut_middle_piece(&mut self) -> Pdu {
+        let cap = self.p.pdu_payload_bytes;
+        let sn = self.vt_s;
+        self.vt_s += 1;
+        let s = &mut self.sdus[self.seg_idx];
+        s.unsegmented -= cap;
+        self.unseg_bytes -= cap as u64;
+        let id = s.id;
+        self.tx.insert(
+            sn,
+            TxPdu {
+                first_sdu: id,
+                last_sdu: id,
+                ends: Vec::new(),
+                vt_dat: 1,
+                acked: false,
+                queued: false,
+            },
+        );
+        Pdu::Data {
+            sn,
+            poll: false,
+            first_sdu: id,
+            last_sdu: id,
+            ends: Vec::new(),
+        }
+    }
+
     fn segment_new_pdu(&mut self, now: Time, dequeue: &mut dyn FnMut(Time, u64) -> bool) -> Pdu {
+        if self.middle_piece_next(false) {
+            return self.cut_middle_piece();
+        }
         let cap = self.p.pdu_payload_bytes;
         let li = self.p.li_bytes;
         let sn = self.vt_s;
@@ -677,8 +795,16 @@ impl RlcAmEntity {
             space -= li;
             first_sdu = Some(end.sdu);
             last_sdu = end.sdu;
-            if let Some(s) = self.sdus.iter_mut().find(|s| s.id == end.sdu) {
-                s.last_pdu = Some(sn);
+            // Its SDU lies before the segmentation cursor, most often just before it; the
+            // ids ascend along the queue, so a binary search finds it otherwise.
+            let i = self.seg_idx.wrapping_sub(1);
+            let at = if self.sdus.get(i).is_some_and(|s| s.id == end.sdu) {
+                Some(i)
+            } else {
+                self.sdus.binary_search_by_key(&end.sdu, |s| s.id).ok()
+            };
+            if let Some(i) = at {
+                self.sdus[i].last_pdu = Some(sn);
             }
             ends.push(end);
         }
@@ -849,27 +975,40 @@ impl RlcAmEntity {
             &sorted[..]
         };
         let upper = lsn.min(self.vt_s);
-        let mut next_nack = nacks.iter().copied().peekable();
         // The lowest SN below `upper` held and still unacknowledged after this STATUS.
         let mut first_unacked = None;
-        for sn in self.vt_a..upper {
-            while next_nack.next_if(|&n| n < sn).is_some() {}
-            let nacked = next_nack.next_if_eq(&sn).is_some();
-            let Some(t) = self.tx.get_mut(sn) else {
-                continue;
-            };
-            if !nacked {
-                t.acked = true;
-            } else if !t.acked {
-                first_unacked.get_or_insert(sn);
-                if !t.queued {
-                    t.queued = true;
-                    self.retx.insert(sn);
+        // NACKs below VT(A) name PDUs no longer held.
+        let mut k = nacks.partition_point(|&n| n < self.vt_a);
+        let mut sn = self.vt_a;
+        while sn < upper {
+            // The SNs before the next NACK in range are acknowledged: a run with no NACK to
+            // compare each one with.
+            let nack = nacks.get(k).copied().filter(|&n| n < upper);
+            for s in sn..nack.unwrap_or(upper) {
+                if let Some(t) = self.tx.get_mut(s) {
+                    t.acked = true;
                 }
             }
+            let Some(n) = nack else {
+                break;
+            };
+            if let Some(t) = self.tx.get_mut(n) {
+                if !t.acked {
+                    first_unacked.get_or_insert(n);
+                    if !t.queued {
+                        t.queued = true;
+                        self.retx.insert(n);
+                    }
+                }
+            }
+            // Past this NACK and any repeat of it.
+            while nacks.get(k).is_some_and(|&m| m <= n) {
+                k += 1;
+            }
+            sn = n + 1;
         }
         // NACKs at or above LSN (a receiver lists none: its list stops at VR(H)).
-        for sn in next_nack {
+        for &sn in &nacks[k..] {
             if sn >= self.vt_a && sn < self.vt_s {
                 if let Some(t) = self.tx.get_mut(sn).filter(|t| !t.acked && !t.queued) {
                     t.queued = true;
@@ -901,15 +1040,20 @@ impl RlcAmEntity {
     fn advance_vt_a(&mut self) {
         let floor = self.mrw.as_ref().map(|m| m.sn_mrw);
         while self.vt_a < self.vt_s {
-            match self.tx.get(self.vt_a) {
-                Some(t) if t.acked => {
+            // One look at VT(A)'s slot, emptied in place (not a lookup and then a removal).
+            let i = self.tx.slot(self.vt_a);
+            match &self.tx.slots[i] {
+                Some((s, t)) if *s == self.vt_a => {
+                    if !t.acked {
+                        break;
+                    }
                     if t.queued {
                         self.retx.remove(self.vt_a);
                     }
-                    self.tx.remove(self.vt_a);
+                    self.tx.slots[i] = None;
                 }
                 // Removed by a discard: VT(A) may pass it only once the MRW is acknowledged.
-                None if floor.is_none_or(|f| self.vt_a >= f) => {}
+                _ if floor.is_none_or(|f| self.vt_a >= f) => {}
                 _ => break,
             }
             self.vt_a += 1;
@@ -949,8 +1093,13 @@ impl RlcAmEntity {
     }
 
     /// PDUs from the peer that survived the channel, in transmission order.
-    pub fn on_pdus(&mut self, pdus: Vec<Pdu>) {
-        for pdu in pdus {
+    pub fn on_pdus(&mut self, mut pdus: Vec<Pdu>) {
+        self.on_pdus_drain(&mut pdus);
+    }
+
+    /// [`Self::on_pdus`] emptying the caller's list, whose allocation the caller keeps.
+    pub fn on_pdus_drain(&mut self, pdus: &mut Vec<Pdu>) {
+        for pdu in pdus.drain(..) {
             match pdu {
                 Pdu::Data { sn, poll, ends, .. } => self.on_data(sn, poll, ends),
                 Pdu::Status { lsn, nacks } => self.on_status(lsn, &nacks),
@@ -979,20 +1128,40 @@ impl RlcAmEntity {
             self.status_triggered = true;
         }
         self.vr_h = self.vr_h.max(sn + 1);
-        self.rx.insert(sn, RxPdu { ends });
-        self.advance_vr_r();
+        if sn == self.vr_r {
+            // In sequence (the common case): deliver at once instead of holding the PDU in
+            // its slot only for `advance_vr_r` to take it out again.
+            self.deliver_ends(ends);
+            self.vr_r += 1;
+            // PDUs are held only in [VR(R), VR(H)): with VR(R) at VR(H) (no hole was filled)
+            // there is nothing further to deliver.
+            if self.vr_r < self.vr_h {
+                self.advance_vr_r();
+            }
+        } else {
+            // Out of sequence: VR(R) is still missing (its slot is empty between calls, as
+            // `advance_vr_r` left it), so nothing becomes deliverable.
+            self.rx.insert(sn, RxPdu { ends });
+        }
+        debug_assert!(!self.rx.contains(self.vr_r));
+    }
+
+    /// Deliver the SDUs that end in the PDU at VR(R), but those the peer discarded (MRW).
+    #[inline]
+    fn deliver_ends(&mut self, ends: Vec<SduEnd>) {
+        for e in ends {
+            if self.rx_discard_upto.is_none_or(|d| e.sdu > d) {
+                self.delivered.push(e.packet);
+                self.stats.sdus_delivered += 1;
+            }
+        }
     }
 
     /// Advance VR(R) over the PDUs held in sequence and deliver the SDUs they complete
     /// (in-sequence delivery, §2.8).
     fn advance_vr_r(&mut self) {
         while let Some(p) = self.rx.remove(self.vr_r) {
-            for e in p.ends {
-                if self.rx_discard_upto.is_none_or(|d| e.sdu > d) {
-                    self.delivered.push(e.packet);
-                    self.stats.sdus_delivered += 1;
-                }
-            }
+            self.deliver_ends(p.ends);
             self.vr_r += 1;
         }
     }
@@ -1023,5 +1192,42 @@ impl RlcAmEntity {
             && self.mrw_ack.is_none()
             && !self.status_triggered
             && !self.poll_triggered
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The integer threshold gives the float formula's answer for every n of the window.
+    #[test]
+    fn poll_window_threshold_matches_the_float_test() {
+        let pcts = [
+            0.0,
+            1.0,
+            12.5,
+            33.3,
+            50.0,
+            60.0,
+            66.7,
+            99.9,
+            100.0,
+            100.1,
+            150.0,
+            -5.0,
+            f64::NAN,
+        ];
+        for window in [1u32, 2, 3, 7, 10, 64, 100, 127, 333, 1000, 1024, 2047, 4095] {
+            for pct in pcts {
+                let t = poll_window_threshold(window, pct);
+                for n in 1..=window {
+                    assert_eq!(
+                        n >= t,
+                        poll_window_fires(n, window, pct),
+                        "window {window} pct {pct} n {n}"
+                    );
+                }
+            }
+        }
     }
 }
