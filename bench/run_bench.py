@@ -188,18 +188,22 @@ def sack_cubic_radiotcp(flows: int, overrides: list[str], repeats: int) -> dict:
     }
 
 
-def sack_cubic_ns3(flows: int, options: dict) -> dict:
-    """One pair's ns-3 side: a plain run for the wall time (as in the NewReno table) and one
-    with --counters=1 for the loss-recovery counters (the counters only observe: goodput,
-    drops and packet counts are the same in both)."""
-    plain = run_ns3(flows, SACK_CUBIC_DURATION_S, queue_packets=50, min_rto_ms=1000, **options)
+def sack_cubic_ns3(flows: int, options: dict, repeats: int) -> dict:
+    """One pair's ns-3 side: `repeats` plain runs for the wall time (their median, as in the
+    NewReno table) and one with --counters=1 for the loss-recovery counters (the counters
+    only observe: goodput, drops and packet counts are the same in both)."""
+    plains = [
+        run_ns3(flows, SACK_CUBIC_DURATION_S, queue_packets=50, min_rto_ms=1000, **options)
+        for _ in range(max(1, repeats))
+    ]
+    plain = plains[0]
     counted = run_ns3(
         flows, SACK_CUBIC_DURATION_S, queue_packets=50, min_rto_ms=1000, counters=True, **options
     )
     return {
         "goodput_kbps_total": plain["goodput_kbps_total"],
         "goodput_kbps": plain["goodput_kbps"],
-        "wall_time_s": plain["wall_time_s"],
+        "wall_time_s": statistics.median(p["wall_time_s"] for p in plains),
         "events": plain["events"],
         "drops_queue": plain["drops_queue"],
         "fast_retransmits": sum(counted["fast_retransmits"]),
@@ -214,7 +218,9 @@ def sack_cubic_ns3(flows: int, options: dict) -> dict:
     }
 
 
-def sack_cubic_section(console: Console, repeats: int, skip_ns3: bool) -> bool:
+def sack_cubic_section(
+    console: Console, repeats: int, skip_ns3: bool, ns3_repeats: int = 3
+) -> bool:
     """SACK and CUBIC beside ns-3: each pair of SACK_CUBIC_PAIRS for 1 and 4 flows, 600 s.
     Prints goodputs, their difference, fast retransmits, timeouts, drops, duplicate deliveries
     and the wall-time ratio; writes results/bench/sack-cubic-vs-ns3.json. Returns skip_ns3
@@ -226,7 +232,7 @@ def sack_cubic_section(console: Console, repeats: int, skip_ns3: bool) -> bool:
             theirs = None
             if not skip_ns3:
                 try:
-                    theirs = sack_cubic_ns3(flows, options)
+                    theirs = sack_cubic_ns3(flows, options, ns3_repeats)
                 except Ns3BenchError as e:
                     console.print(f"[red]ns-3 unavailable:[/red] {e}")
                     skip_ns3 = True
@@ -294,7 +300,7 @@ def sack_cubic_section(console: Console, repeats: int, skip_ns3: bool) -> bool:
         "n = flows; NewReno is the reference set-up. fast rtx, RTOs, dup rx: sums over the "
         "flows (ns-3: --counters=1; RTOs = every timer expiry, dup rx = data segments the "
         "receiver already held). wall = simulation proper (radiotcp: median of "
-        f"{max(1, repeats)} runs; ns-3: Simulator::Run, one run)."
+        f"{max(1, repeats)} runs; ns-3: Simulator::Run, median of {max(1, ns3_repeats)} runs)."
     )
     OUT_SACK_CUBIC.parent.mkdir(parents=True, exist_ok=True)
     OUT_SACK_CUBIC.write_text(json.dumps(rows, indent=2))
@@ -1383,7 +1389,7 @@ def main(argv: list[str] | None = None) -> int:
         "--skip-recipes", action="store_true", help="do not time the reproduction recipes"
     )
     ap.add_argument("--repeats", type=int, default=20, help="radiotcp runs per case (median)")
-    ap.add_argument("--ns3-repeats", type=int, default=3, help="ns-3 runs per 60 s case")
+    ap.add_argument("--ns3-repeats", type=int, default=3, help="ns-3 runs per case (median)")
     args = ap.parse_args(argv)
 
     console = Console(width=max(Console().width, 110))
@@ -1392,9 +1398,10 @@ def main(argv: list[str] | None = None) -> int:
         ours = bench_radiotcp(flows, duration, args.repeats)
         theirs = None
         if not args.skip_ns3:
-            reps = args.ns3_repeats if duration <= 60 else 1
+            # Several ns-3 runs for the 600 s cases too: a single one (0.5-0.7 s) moved the
+            # ratio by a third from one bench run to the next with the machine's speed.
             try:
-                theirs = bench_ns3(flows, duration, reps)
+                theirs = bench_ns3(flows, duration, args.ns3_repeats)
             except Ns3BenchError as e:
                 console.print(f"[red]ns-3 unavailable:[/red] {e}")
                 args.skip_ns3 = True
@@ -1441,7 +1448,8 @@ def main(argv: list[str] | None = None) -> int:
     console.print(t)
     console.print(
         "wall = simulation proper (radiotcp: median of "
-        f"{args.repeats} runs measured in Rust; ns-3: Simulator::Run). "
+        f"{args.repeats} runs measured in Rust; ns-3: Simulator::Run, median of "
+        f"{args.ns3_repeats} runs). "
         "Python call overhead per run (median): "
         + ", ".join(
             f"{1e6 * (r['radiotcp']['call_time_s'] - r['radiotcp']['wall_time_s']):.0f} us"
@@ -1452,7 +1460,7 @@ def main(argv: list[str] | None = None) -> int:
     OUT.write_text(json.dumps(rows, indent=2))
     console.print(f"results: {OUT}")
     startup_section(console)
-    args.skip_ns3 = sack_cubic_section(console, args.repeats, args.skip_ns3)
+    args.skip_ns3 = sack_cubic_section(console, args.repeats, args.skip_ns3, args.ns3_repeats)
     tcp_cost_section(console, args.repeats)
     umts_section(console, args.repeats)
     is707_section(console, args.repeats)
