@@ -39,9 +39,9 @@ def local_pools(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     pools: list[int] = []
     run_local = sweep_mod._run_local
 
-    def counted(chunks, jobs, pool=None):
+    def counted(chunks, jobs):
         pools.append(jobs)
-        yield from run_local(chunks, jobs, pool)
+        yield from run_local(chunks, jobs)
 
     monkeypatch.setattr(sweep_mod, "_run_local", counted)
     return pools

@@ -88,25 +88,6 @@ def test_bad_point_value_names_key_and_point(tmp_path):
     assert "point 1" in e.value.allowed
 
 
-def test_a_sweep_refused_before_its_first_run_ends_its_early_started_workers(tmp_path):
-    # The local workers start before the points are planned; a bad point or a refusing check
-    # must still leave no worker behind and nothing stored.
-    import multiprocessing
-
-    def refuse(_plan):
-        raise RuntimeError("too much work")
-
-    for s, check, error in [
-        (spec(grid={"links.1.rate_kbps": [384.0, -1.0]}), None, ConfigError),
-        (spec(), refuse, RuntimeError),
-    ]:
-        with Store(tmp_path / "s.sqlite") as st:
-            with pytest.raises(error):
-                run_sweep(s, tmp_path, st, jobs=2, check=check)
-            assert st.count_runs() == 0
-        assert multiprocessing.active_children() == []
-
-
 def test_seeds_depend_on_the_configuration_not_on_the_grid_or_the_names():
     c = {"flows": {"count": 3}, "links": [{"queue": {"limit_packets": 40}}]}
     assert derive_seed(1, c) == derive_seed(1, dict(reversed(list(c.items()))))

@@ -531,37 +531,27 @@ def _chunks(
         yield chunk
 
 
-def _start_pool(jobs: int) -> ProcessPoolExecutor:
-    """The `jobs - 1` worker processes of :func:`_run_local`, started now (a pool starts them
-    on its first task): their start-up then overlaps what the driver does before the first
-    chunk (planning the points, the first batch of the work list). The workers die with this
-    process: the kernel kills them if it dies (init_local_worker)."""
-    pool = ProcessPoolExecutor(
-        max_workers=jobs - 1, initializer=init_local_worker, initargs=(os.getpid(),)
-    )
-    pool.submit(os.getpid)
-    return pool
-
-
-def _run_local(
-    chunks: Iterable[list[Task]], jobs: int, pool: ProcessPoolExecutor | None = None
-) -> Iterator[list[Done]]:
-    """Run the chunks on `jobs` cores: `jobs - 1` worker processes (``pool``, if started
-    already by :func:`_start_pool`) plus this process, which runs chunks itself whenever no
-    worker result is waiting. The driver's own work (storing results) then shares a core with
-    its simulations instead of competing with `jobs` workers for `jobs` cores, which cost
-    15-20% of each run's speed on a 2-core machine. The pool is ended when the generator is."""
+def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
+    """Run the chunks on `jobs` cores: `jobs - 1` worker processes plus this process, which
+    runs chunks itself whenever no worker result is waiting. The driver's own work (storing
+    results) then shares a core with its simulations instead of competing with `jobs`
+    workers for `jobs` cores, which cost 15-20% of each run's speed on a 2-core machine."""
     if jobs <= 1:
         for c in chunks:
             yield run_chunk(c)
         return
     todo = iter(chunks)
-    # An exception here (Ctrl-C, SIGTERM: see run_sweep) kills the workers before it
-    # propagates, rather than waiting for the chunks they are running.
-    if pool is None:
-        pool = _start_pool(jobs)
+    # The workers die with this process: the kernel kills them if it dies (init_local_worker),
+    # and an exception here (Ctrl-C, SIGTERM: see run_sweep) kills them before it propagates,
+    # rather than waiting for the chunks they are running.
+    pool = ProcessPoolExecutor(
+        max_workers=jobs - 1, initializer=init_local_worker, initargs=(os.getpid(),)
+    )
     finished = False
     try:
+        # The workers start now (a pool starts them on its first task), not once the first
+        # chunks are made: their start overlaps the first batch of the work list.
+        pool.submit(os.getpid)
         # Two chunks queued per worker keep it busy while the driver stores results.
         pending = {pool.submit(run_chunk, c) for c in itertools.islice(todo, 2 * (jobs - 1))}
         local = next(todo, None)
@@ -732,39 +722,7 @@ def run_sweep(
     default) end the pool and propagate, and the kernel kills local workers whose driver died
     outright (SIGKILL).
     """
-    jobs = jobs or os.cpu_count() or 1
-    # The local workers start first: their start-up (a fork and the pool's set-up, 10-15 ms)
-    # then overlaps the planning and the first batch of the work list, which one core spent
-    # alone (some 40 ms before the first run of the 720-run wired sweep, of 300 ms on 2 cores).
-    pool = _start_pool(jobs) if cluster is None and jobs > 1 else None
-    try:
-        return _run_planned(
-            planned if planned is not None else plan_points(spec, base_dir),
-            store,
-            jobs=jobs,
-            cluster=cluster,
-            pool=pool,
-            progress=progress,
-            check=check,
-        )
-    finally:
-        # Ended by the run already, unless the planning or the check stopped the sweep.
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _run_planned(
-    sp: SweepPlan,
-    store: Store,
-    *,
-    jobs: int,
-    cluster: Any,
-    pool: ProcessPoolExecutor | None,
-    progress: Callable[[int, int], None] | None,
-    check: Callable[[SweepPlan], None] | None,
-) -> SweepResult:
-    """:func:`run_sweep` once its points are planned."""
-    spec = sp.spec
+    sp = planned if planned is not None else plan_points(spec, base_dir)
     if check is not None:
         check(sp)
     # The stored membership is kept when the sweep is the same (same points, configurations,
@@ -775,12 +733,13 @@ def _run_planned(
         len(sp.points),
         spec.runs,
     )
+    jobs = jobs or os.cpu_count() or 1
     pending = _Pending(sp, store)
     run_s = _RunTime(sp.estimate()[1] / max(1, sp.runs) + RUN_OVERHEAD_S)
     results: Iterable[list[Done]] = (
         _run_dask(lambda n: _chunks(pending, sp.runs, n, run_s, DASK_TASK_S), cluster)
         if cluster is not None
-        else _run_local(_chunks(pending, sp.runs, jobs, run_s, LOCAL_TASK_S), jobs, pool)
+        else _run_local(_chunks(pending, sp.runs, jobs, run_s, LOCAL_TASK_S), jobs)
     )
     done = chunks = 0
     wall = cpu = 0.0
