@@ -758,12 +758,19 @@ impl RlcAmEntity {
         s.unsegmented -= cap;
         self.unseg_bytes -= cap as u64;
         let id = s.id;
+        self.new_data_pdu(sn, id, id, Vec::new())
+    }
+
+    /// A new AMD PDU `sn`, recorded in the transmit window for its first transmission
+    /// (VT(DAT) = 1) and returned to be sent.
+    #[inline(always)]
+    fn new_data_pdu(&mut self, sn: u32, first_sdu: u64, last_sdu: u64, ends: Vec<SduEnd>) -> Pdu {
         self.tx.insert(
             sn,
             TxPdu {
-                first_sdu: id,
-                last_sdu: id,
-                ends: Vec::new(),
+                first_sdu,
+                last_sdu,
+                ends: ends.clone(),
                 vt_dat: 1,
                 acked: false,
                 queued: false,
@@ -772,9 +779,9 @@ impl RlcAmEntity {
         Pdu::Data {
             sn,
             poll: false,
-            first_sdu: id,
-            last_sdu: id,
-            ends: Vec::new(),
+            first_sdu,
+            last_sdu,
+            ends,
         }
     }
 
@@ -861,24 +868,7 @@ impl RlcAmEntity {
             self.seg_idx += 1;
         }
         let first_sdu = first_sdu.unwrap_or(last_sdu);
-        self.tx.insert(
-            sn,
-            TxPdu {
-                first_sdu,
-                last_sdu,
-                ends: ends.clone(),
-                vt_dat: 1,
-                acked: false,
-                queued: false,
-            },
-        );
-        Pdu::Data {
-            sn,
-            poll: false,
-            first_sdu,
-            last_sdu,
-            ends,
-        }
+        self.new_data_pdu(sn, first_sdu, last_sdu, ends)
     }
 
     /// §2.7: discard every SDU with a segment in PDUs [VT(A), x], remove the PDUs that carry
