@@ -556,16 +556,19 @@ def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
         pending = {pool.submit(run_chunk, c) for c in itertools.islice(todo, 2 * (jobs - 1))}
         local = next(todo, None)
         while pending or local is not None:
-            finished = {f for f in pending if f.done()}
-            if not finished and local is None:
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for f in finished:
+            # `ready`, not `finished`: a non-empty set would read as a normal end in the
+            # `finally` below if the consumer stopped at a yield (Ctrl-C while a chunk's
+            # results were stored), which then waited for the workers instead of ending them.
+            ready = {f for f in pending if f.done()}
+            if not ready and local is None:
+                ready, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for f in ready:
                 pending.discard(f)
                 nxt = next(todo, None)
                 if nxt is not None:
                     pending.add(pool.submit(run_chunk, nxt))
                 yield f.result()
-            if not finished and local is not None:
+            if not ready and local is not None:
                 yield run_chunk(local)
                 local = next(todo, None)
         finished = True
