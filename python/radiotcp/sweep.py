@@ -548,13 +548,28 @@ def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
         max_workers=jobs - 1, initializer=init_local_worker, initargs=(os.getpid(),)
     )
     finished = False
+    # The chunk the driver runs itself, its results so far, the next of its runs to start and
+    # how many it runs at a time.
+    local: list[Task] | None = None
+    done: list[Done] = []
+    pos = step = 0
+
+    def take() -> list[Task] | None:
+        nxt = next(todo, None)
+        if nxt is None:
+            # The work list is all handed out: the workers exit as they finish their chunks,
+            # while the driver finishes its own, instead of after them (the driver waited
+            # 3-9 ms for that at the end of the 720-run wired sweep).
+            pool.shutdown(wait=False)
+        return nxt
+
     try:
         # The workers start now (a pool starts them on its first task), not once the first
         # chunks are made: their start overlaps the first batch of the work list.
         pool.submit(os.getpid)
         # Two chunks queued per worker keep it busy while the driver stores results.
         pending = {pool.submit(run_chunk, c) for c in itertools.islice(todo, 2 * (jobs - 1))}
-        local = next(todo, None)
+        local = take()
         while pending or local is not None:
             # `ready`, not `finished`: a non-empty set would read as a normal end in the
             # `finally` below if the consumer stopped at a yield (Ctrl-C while a chunk's
@@ -564,13 +579,23 @@ def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
                 ready, _ = wait(pending, return_when=FIRST_COMPLETED)
             for f in ready:
                 pending.discard(f)
-                nxt = next(todo, None)
+                nxt = take()
                 if nxt is not None:
                     pending.add(pool.submit(run_chunk, nxt))
                 yield f.result()
             if not ready and local is not None:
-                yield run_chunk(local)
-                local = next(todo, None)
+                # The driver's chunk a quarter at a time, the workers looked at in between: a
+                # worker whose chunks are done gets its next one within a quarter of the
+                # driver's chunk, not at its end (it sat idle 10-25 ms of the 720-run wired
+                # sweep, waiting).
+                if pos == 0:
+                    step = max(1, math.ceil(len(local) / 4))
+                done += run_chunk(local[pos : pos + step])
+                pos += step
+                if pos >= len(local):
+                    yield done
+                    done, pos = [], 0
+                    local = take()
         finished = True
     finally:
         if not finished:
