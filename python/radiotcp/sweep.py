@@ -554,22 +554,13 @@ def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
     done: list[Done] = []
     pos = step = 0
 
-    def take() -> list[Task] | None:
-        nxt = next(todo, None)
-        if nxt is None:
-            # The work list is all handed out: the workers exit as they finish their chunks,
-            # while the driver finishes its own, instead of after them (the driver waited
-            # 3-9 ms for that at the end of the 720-run wired sweep).
-            pool.shutdown(wait=False)
-        return nxt
-
     try:
         # The workers start now (a pool starts them on its first task), not once the first
         # chunks are made: their start overlaps the first batch of the work list.
         pool.submit(os.getpid)
         # Two chunks queued per worker keep it busy while the driver stores results.
         pending = {pool.submit(run_chunk, c) for c in itertools.islice(todo, 2 * (jobs - 1))}
-        local = take()
+        local = next(todo, None)
         while pending or local is not None:
             # `ready`, not `finished`: a non-empty set would read as a normal end in the
             # `finally` below if the consumer stopped at a yield (Ctrl-C while a chunk's
@@ -579,7 +570,7 @@ def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
                 ready, _ = wait(pending, return_when=FIRST_COMPLETED)
             for f in ready:
                 pending.discard(f)
-                nxt = take()
+                nxt = next(todo, None)
                 if nxt is not None:
                     pending.add(pool.submit(run_chunk, nxt))
                 yield f.result()
@@ -595,7 +586,7 @@ def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
                 if pos >= len(local):
                     yield done
                     done, pos = [], 0
-                    local = take()
+                    local = next(todo, None)
         finished = True
     finally:
         if not finished:
