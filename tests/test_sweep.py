@@ -531,3 +531,13 @@ def test_a_local_pool_stopped_at_any_of_its_results_ends_its_workers(monkeypatch
             next(results)
         results.close()
         assert killed, f"closed at result {stop}"
+
+
+@needs_linux
+def test_no_local_worker_is_left_when_a_sweep_returns(tmp_path):
+    """The pool's workers have exited and been waited for (no child process, not even a
+    zombie) by the time run_sweep returns: their CPU is counted and none outlives the call."""
+    children = Path(f"/proc/self/task/{os.getpid()}/children")
+    with Store(tmp_path / "s.sqlite") as st:
+        run_sweep(spec(), REPO, st, jobs=2)
+        assert children.read_text().split() == []
