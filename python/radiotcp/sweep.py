@@ -548,12 +548,6 @@ def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
         max_workers=jobs - 1, initializer=init_local_worker, initargs=(os.getpid(),)
     )
     finished = False
-    # The chunk the driver runs itself, its results so far, the next of its runs to start and
-    # how many it runs at a time.
-    local: list[Task] | None = None
-    done: list[Done] = []
-    pos = step = 0
-
     try:
         # The workers start now (a pool starts them on its first task), not once the first
         # chunks are made: their start overlaps the first batch of the work list.
@@ -575,18 +569,8 @@ def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
                     pending.add(pool.submit(run_chunk, nxt))
                 yield f.result()
             if not ready and local is not None:
-                # The driver's chunk a quarter at a time, the workers looked at in between: a
-                # worker whose chunks are done gets its next one within a quarter of the
-                # driver's chunk, not at its end (it sat idle 10-25 ms of the 720-run wired
-                # sweep, waiting).
-                if pos == 0:
-                    step = max(1, math.ceil(len(local) / 4))
-                done += run_chunk(local[pos : pos + step])
-                pos += step
-                if pos >= len(local):
-                    yield done
-                    done, pos = [], 0
-                    local = next(todo, None)
+                yield run_chunk(local)
+                local = next(todo, None)
         finished = True
     finally:
         if not finished:
