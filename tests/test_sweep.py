@@ -511,3 +511,34 @@ def test_points_of_some_metrics_are_those_of_all_metrics(tmp_path):
     for part, full in zip(res.points(some), res.points(), strict=True):
         assert set(part) == set(full) - left_out and "goodput_kbps.ci90" in part
         assert all(repr(part[k]) == repr(full[k]) for k in part)
+
+
+def test_a_local_pool_stopped_at_any_of_its_results_ends_its_workers(monkeypatch):
+    """Closing the pool's result stream before its end (Ctrl-C while a chunk's results are
+    stored) kills the workers rather than waiting for their chunks, at whichever result it
+    stops: a worker's or the driver's own."""
+    import radiotcp.sweep as sweep_mod
+
+    killed: list[int] = []
+    kill = sweep_mod._kill_workers
+    monkeypatch.setattr(sweep_mod, "_kill_workers", lambda pool: (killed.append(1), kill(pool)))
+    sp = plan_points(spec(runs=2), REPO)
+    tasks = [(p.key(r, sp.version), p.config_json, p.seed, r) for p in sp.points for r in (0, 1)]
+    for stop in (1, 2, 3):
+        killed.clear()
+        results = sweep_mod._run_local(iter([tasks[:1], *[tasks] * 6]), 2)
+        for _ in range(stop):
+            next(results)
+        results.close()
+        assert killed, f"closed at result {stop}"
+
+
+@needs_linux
+def test_no_local_worker_is_left_when_a_sweep_returns(tmp_path):
+    """The pool's workers have exited and been waited for (no child process, not even a
+    zombie) by the time run_sweep returns: their CPU is counted and none outlives the call."""
+    children = Path(f"/proc/self/task/{os.getpid()}/children")
+    before = set(children.read_text().split())  # other tests' processes, if any
+    with Store(tmp_path / "s.sqlite") as st:
+        run_sweep(spec(), REPO, st, jobs=2)
+        assert set(children.read_text().split()) <= before

@@ -104,6 +104,11 @@ class Store:
         # transaction. synchronous=NORMAL is durable against process death (not power loss).
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
+        # A checkpoint (the WAL copied into the database) syncs both files: 20-30 ms here,
+        # which stalled the sweep's driver, itself one of the pool's workers, each time the WAL
+        # reached SQLite's default 4 MB (once in the 720-run wired sweep, just before its end).
+        # At 64 MB it happens every 10,000 runs or so, and when the store is closed.
+        self._db.execute("PRAGMA wal_autocheckpoint=16384")
         self._db.executescript(_SCHEMA)
         self._db.commit()
 
@@ -145,22 +150,36 @@ class Store:
     ) -> None:
         """Record run keys (with their point index and parameters) as members of a sweep;
         ``replace``: they are all its members (the others are removed), else they are added."""
+        # The runs of a point share one parameters dict: its JSON is made once, found by the
+        # dict's id (the dict is kept with it, so that no other object takes the id meanwhile).
+        text: dict[int, tuple[Mapping[str, Any], str]] = {}
+
+        def params_json(params: Mapping[str, Any]) -> str:
+            got = text.get(id(params))
+            if got is None:
+                got = text[id(params)] = (params, canonical(dict(params)))
+            return got[1]
+
         with self._db:
             if replace:
                 self._db.execute("DELETE FROM members WHERE sweep = ?", (sweep,))
             self._db.executemany(
                 "INSERT OR IGNORE INTO members(sweep, key, point, params) VALUES (?,?,?,?)",
-                ((sweep, key, point, canonical(dict(params))) for key, point, params in rows),
+                ((sweep, key, point, params_json(params)) for key, point, params in rows),
             )
 
     def put_config(self, config_json: str) -> str:
         """Store a resolved configuration (JSON text) once; returns its hash."""
-        h = hashlib.sha256(config_json.encode()).hexdigest()
-        self._db.execute(
-            "INSERT OR IGNORE INTO configs(hash, config) VALUES (?, ?)", (h, config_json)
-        )
-        self._db.commit()
-        return h
+        return self.put_configs([config_json])[0]
+
+    def put_configs(self, configs: Iterable[str]) -> list[str]:
+        """Store resolved configurations (JSON texts) in one transaction, each once; returns
+        their hashes (a sweep stores a batch of points' configurations with one commit, not
+        one each)."""
+        rows = [(hashlib.sha256(c.encode()).hexdigest(), c) for c in configs]
+        with self._db:
+            self._db.executemany("INSERT OR IGNORE INTO configs(hash, config) VALUES (?, ?)", rows)
+        return [h for h, _ in rows]
 
     def put_runs(self, rows: Sequence[tuple[str, str, int, int, str, str, float]]) -> None:
         """Store finished runs in one transaction: (key, config_hash, seed, run_index, version,
