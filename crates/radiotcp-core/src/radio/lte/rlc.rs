@@ -508,6 +508,10 @@ pub struct LteRlcEntity {
     vt_s: u32,
     /// AM: PDUs in [VT(A), VT(S)), in SN order; their ranges tile the stream up to next_new.
     pdus: VecDeque<TxPdu>,
+    /// AM: the SN of `pdus.front()` (VT(A)) while `pdus` is not empty. Kept beside the deque
+    /// because the window check of every new PDU needs it and the oldest record is long out
+    /// of cache by then (perf put 14 % of the NR new-PDU path on that one load).
+    front_sn: u32,
     /// AM: every octet below is positively acknowledged (or discarded).
     ack_floor: u64,
     /// AM: octets positively acknowledged above `ack_floor`.
@@ -565,6 +569,7 @@ impl LteRlcEntity {
             stream_end: 0,
             vt_s: 0,
             pdus: VecDeque::new(),
+            front_sn: 0,
             ack_floor: 0,
             acked: RangeSet::default(),
             retx: RangeSet::default(),
@@ -914,7 +919,12 @@ impl LteRlcEntity {
 
     /// VT(A): the SN of the oldest PDU not yet passed by the ack point.
     fn vt_a(&self) -> u32 {
-        self.pdus.front().map_or(self.vt_s, |p| p.sn)
+        if self.pdus.is_empty() {
+            self.vt_s
+        } else {
+            debug_assert_eq!(Some(self.front_sn), self.pdus.front().map(|p| p.sn));
+            self.front_sn
+        }
     }
 
     fn window_stalled(&self) -> bool {
@@ -1056,6 +1066,9 @@ impl LteRlcEntity {
         self.stats.pdus_sent += 1;
         self.stats.bytes_sent += x - a;
         if am {
+            if self.pdus.is_empty() {
+                self.front_sn = sn;
+            }
             self.pdus.push_back(TxPdu {
                 sn,
                 start: a,
@@ -1186,6 +1199,9 @@ impl LteRlcEntity {
         // copying each out with `pop_front`.
         let k = self.pdu_index(self.ack_floor);
         self.pdus.drain(..k);
+        if let Some(p) = self.pdus.front() {
+            self.front_sn = p.sn;
+        }
         // §5.1.3.1.1: an SDU is delivered once all its octets are acknowledged; here it leaves
         // the buffer when the ack point passes it (in order).
         let k = self.sdu_index(self.ack_floor);
@@ -1747,7 +1763,7 @@ impl LteRlcEntity {
         // VT(A) = VT(S) and the window (at least one SN) is open.
         let am = self.am();
         let w = self.p.am_window_size;
-        let mut window_end = self.pdus.front().map(|p| p.sn + w);
+        let mut window_end = (!self.pdus.is_empty()).then(|| self.front_sn + w);
         let stalled = |vt_s: u32, end: Option<u32>| am && end.is_some_and(|e| vt_s >= e);
         while self.next_new < self.stream_end {
             let s = &self.sdus[self.unsent_idx];
@@ -1811,6 +1827,9 @@ impl LteRlcEntity {
                     }
                 }
                 if !grown {
+                    if self.pdus.is_empty() {
+                        self.front_sn = sn;
+                    }
                     if window_end.is_none() {
                         window_end = Some(sn + w);
                     }
