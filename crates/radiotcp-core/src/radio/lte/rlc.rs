@@ -1185,6 +1185,7 @@ impl LteRlcEntity {
     }
 
     /// Move the ack point over acknowledged octets; release the PDUs and SDUs below it.
+    /// `unsent_idx` must be `sdu_index(next_new)` on entry.
     fn advance_ack_floor(&mut self) {
         while let Some((s, e)) = self.acked.first() {
             if s > self.ack_floor {
@@ -1196,17 +1197,33 @@ impl LteRlcEntity {
         self.retx.remove_below(self.ack_floor);
         // A STATUS releases tens of PDUs and SDUs at once: found by a search and dropped in one
         // go (the elements are `Copy`: the drain only moves the deque's head), instead of
-        // copying each out with `pop_front`.
-        let k = self.pdu_index(self.ack_floor);
+        // copying each out with `pop_front`. The ack point never passes `next_new` (a STATUS
+        // acknowledges no more than was sent, a discard moves both); when it reaches it, every
+        // PDU and every SDU below `unsent_idx` goes, without the searches, whose probes miss
+        // the cache.
+        debug_assert!(self.ack_floor <= self.next_new);
+        let all = self.ack_floor >= self.next_new;
+        let k = if all {
+            self.pdus.len()
+        } else {
+            self.pdu_index(self.ack_floor)
+        };
         self.pdus.drain(..k);
         if let Some(p) = self.pdus.front() {
             self.front_sn = p.sn;
         }
         // §5.1.3.1.1: an SDU is delivered once all its octets are acknowledged; here it leaves
         // the buffer when the ack point passes it (in order).
-        let k = self.sdu_index(self.ack_floor);
+        debug_assert_eq!(self.unsent_idx, self.sdu_index(self.next_new));
+        let k = if all {
+            self.unsent_idx
+        } else {
+            self.sdu_index(self.ack_floor)
+        };
         self.sdus.drain(..k);
-        self.unsent_idx = self.sdu_index(self.next_new);
+        // The SDUs left keep their order: the one holding `next_new` moved down by `k`.
+        self.unsent_idx -= k;
+        debug_assert_eq!(self.unsent_idx, self.sdu_index(self.next_new));
     }
 
     /// maxRetxThreshold reached for the PDU ending at `pdu_end`. Real LTE declares radio link
@@ -1233,6 +1250,7 @@ impl LteRlcEntity {
         self.acked.remove_below(x);
         // The unsent rest of the last discarded SDU is never sent.
         self.next_new = self.next_new.max(x);
+        self.unsent_idx = self.sdu_index(self.next_new);
         self.advance_ack_floor();
         let below = self.discard.map_or(x, |d| d.below.max(x));
         self.discard = Some(DiscardNotice { below, send: true });
