@@ -506,6 +506,13 @@ pub struct LteRlcEntity {
     stream_end: u64,
     /// VT(S) (AM) / VT(US) (UM): the SN of the next new PDU.
     vt_s: u32,
+    /// NR: what the SDUs of which nothing is sent yet add to the buffer status (a PDU each,
+    /// header and MAC subheader included), kept as they come and go so that the buffer
+    /// status does not read every queued SDU, each a likely cache miss.
+    nr_unstarted_cost: u64,
+    /// NR: the end of the SDU that `next_new` lies inside once its first segment is sent
+    /// (then `next_new` < this); at or below `next_new` otherwise.
+    nr_seg_end: u64,
     /// AM: PDUs in [VT(A), VT(S)), in SN order; their ranges tile the stream up to next_new.
     pdus: VecDeque<TxPdu>,
     /// AM: the SN of `pdus.front()` (VT(A)) while `pdus` is not empty. Kept beside the deque
@@ -568,6 +575,8 @@ impl LteRlcEntity {
             next_new: 0,
             stream_end: 0,
             vt_s: 0,
+            nr_unstarted_cost: 0,
+            nr_seg_end: 0,
             pdus: VecDeque::new(),
             front_sn: 0,
             ack_floor: 0,
@@ -622,6 +631,9 @@ impl LteRlcEntity {
         self.bo.set(BO_STALE);
         let start = self.stream_end;
         let end = start + self.sdu_octets(&pkt);
+        if !self.p.concatenation {
+            self.nr_unstarted_cost += self.nr_pdu_cost(self.p.rlc_header_bytes, end - start);
+        }
         self.sdus.push_back(TxSdu {
             start,
             end,
@@ -1757,14 +1769,25 @@ impl LteRlcEntity {
                 }
             }
         }
-        // Usually none or a few SDUs: indexed, without the deque's range iterator.
-        if self.next_new < self.stream_end {
-            for i in self.unsent_idx..self.sdus.len() {
-                let s = &self.sdus[i];
-                let a = s.start.max(self.next_new);
-                n += self.nr_pdu_cost(self.nr_header(a == s.start, true), s.end - a);
-            }
+        // The rest of an SDU begun, then the SDUs not begun.
+        if self.next_new < self.nr_seg_end {
+            n += self.nr_pdu_cost(self.nr_header(false, true), self.nr_seg_end - self.next_new);
         }
+        n += self.nr_unstarted_cost;
+        debug_assert_eq!(
+            self.nr_unstarted_cost,
+            (self.unsent_idx..self.sdus.len())
+                .map(|i| &self.sdus[i])
+                .filter(|s| s.start >= self.next_new)
+                .map(|s| self.nr_pdu_cost(self.p.rlc_header_bytes, s.end - s.start))
+                .sum::<u64>()
+        );
+        debug_assert_eq!(
+            self.next_new < self.nr_seg_end,
+            self.sdus
+                .get(self.unsent_idx)
+                .is_some_and(|s| s.start < self.next_new)
+        );
         n
     }
 
@@ -1794,15 +1817,17 @@ impl LteRlcEntity {
             let left = room - used;
             let rest = s_end - a;
             let whole = self.nr_header(first, true);
-            let (hdr, take) = if self.nr_pdu_cost(whole, rest) <= left as u64 {
-                (whole, rest)
+            let whole_cost = self.nr_pdu_cost(whole, rest);
+            let (take, cost) = if whole_cost <= left as u64 {
+                (rest, whole_cost)
             } else {
                 let hdr = self.nr_header(first, false);
                 let max = self.nr_max_pdu(left);
                 if max <= hdr {
                     break;
                 }
-                (hdr, ((max - hdr) as u64).min(rest))
+                let take = ((max - hdr) as u64).min(rest);
+                (take, self.nr_pdu_cost(hdr, take))
             };
             // TX_Next (AM) / the UM SN: one per SDU; its segments share it.
             let sn = if first { self.vt_s } else { self.vt_s - 1 };
@@ -1824,8 +1849,10 @@ impl LteRlcEntity {
             }
             if first {
                 self.vt_s += 1;
+                // A complete SDU's PDU here: what `offer_sdu` counted.
+                self.nr_unstarted_cost -= whole_cost;
             }
-            used += self.nr_pdu_cost(hdr, take) as u32;
+            used += cost as u32;
             self.next_new = x;
             self.stats.pdus_sent += 1;
             self.stats.bytes_sent += take;
@@ -1872,7 +1899,8 @@ impl LteRlcEntity {
                 self.unsent_idx = self.sdu_index(self.next_new);
             }
             if x < s_end {
-                // The grant is full.
+                // The grant is full; the SDU is begun.
+                self.nr_seg_end = s_end;
                 break;
             }
         }
