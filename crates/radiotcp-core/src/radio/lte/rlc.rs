@@ -491,21 +491,53 @@ struct DiscardNotice {
 }
 
 /// One end of an LTE RLC bearer.
+///
+/// The fields are laid out by use, in cache lines (`repr(C)`, aligned to a line): the cell
+/// asks every entity it touched, every TTI, for its buffer status, its timers and whether
+/// it has anything to send (`after_rlc`), and those answers come from the first two lines;
+/// the receiver's, the transmitter's and the rarely read fields follow. Rust's own order
+/// spread those answers over six lines of the 664-byte entity, and the simulated D1 misses
+/// of the cell moved by a percent with each field added.
 #[derive(Debug, Clone)]
+#[repr(C, align(64))]
 pub struct LteRlcEntity {
-    p: LteRlcParams,
-    stats: LteRlcStats,
-    // ---- transmitter ----
-    /// SDUs from the oldest not fully acknowledged (AM) / not fully sent (UM).
-    sdus: VecDeque<TxSdu>,
-    /// Index in `sdus` of the SDU holding `next_new` (sdus.len() when all is sent).
-    unsent_idx: usize,
+    // ---- line 0: what the cell asks about every TTI ----
+    /// `buffer_status()` as last computed; `BO_STALE` after any change to the entity. The
+    /// schedulers ask for it every TTI for every UE with data, and it changes only when the
+    /// entity is acted on (an SDU, a grant, a block, a timer).
+    bo: Cell<u64>,
     /// First stream octet never sent.
     next_new: u64,
     /// End of the last SDU offered.
     stream_end: u64,
+    poll_retransmit_at: Option<Time>,
+    status_prohibit_until: Option<Time>,
+    /// `p.mode == RlcMode::Am`, here so that the questions above need not read `p`.
+    am: bool,
+    status_triggered: bool,
+    /// A poll is due on the next data PDU (t-PollRetransmit expired, §5.2.2.3).
+    poll_triggered: bool,
+    // ---- line 1: the rest of those questions ----
+    /// t-Reordering: (deadline, VR(X) as an octet).
+    reordering: Option<(Time, u64)>,
+    discard: Option<DiscardNotice>,
+    dropped: Vec<Packet>,
+    // ---- line 2: the retransmissions pending (asked about too), the receiver ----
+    /// AM: octets considered for retransmission and not yet re-sent.
+    retx: RangeSet,
+    /// Octets received at or above `rx_next`.
+    received: RangeSet,
+    /// Delivery point: every octet below is delivered or given up.
+    rx_next: u64,
+    /// One past the highest octet received (VR(H) / VR(UH)).
+    rx_h: u64,
+    /// AM: VR(MS), the lowest octet a STATUS may not yet report as missing.
+    rx_ms: u64,
     /// VT(S) (AM) / VT(US) (UM): the SN of the next new PDU.
     vt_s: u32,
+    pdu_without_poll: u32,
+    /// Index in `sdus` of the SDU holding `next_new` (sdus.len() when all is sent).
+    unsent_idx: usize,
     /// NR: what the SDUs of which nothing is sent yet add to the buffer status (a PDU each,
     /// header and MAC subheader included), kept as they come and go so that the buffer
     /// status does not read every queued SDU, each a likely cache miss.
@@ -513,49 +545,29 @@ pub struct LteRlcEntity {
     /// NR: the end of the SDU that `next_new` lies inside once its first segment is sent
     /// (then `next_new` < this); at or below `next_new` otherwise.
     nr_seg_end: u64,
+    byte_without_poll: u64,
+    // ---- the transmitter's queues ----
+    /// SDUs from the oldest not fully acknowledged (AM) / not fully sent (UM).
+    sdus: VecDeque<TxSdu>,
     /// AM: PDUs in [VT(A), VT(S)), in SN order; their ranges tile the stream up to next_new.
     pdus: VecDeque<TxPdu>,
+    /// Range of the PDU POLL_SN = VT(S) - 1 when the last poll went out.
+    poll_range: (u64, u64),
+    /// A poll waits until VR(MS) passes this octet (§5.2.3).
+    delayed_poll: Option<u64>,
+    /// AM: octets positively acknowledged above `ack_floor`.
+    acked: RangeSet,
+    /// SDU ends known above `rx_next` (their last octet arrived), sorted by end.
+    ends: VecDeque<(u64, Packet)>,
+    delivered: Vec<Packet>,
     /// AM: the SN of `pdus.front()` (VT(A)) while `pdus` is not empty. Kept beside the deque
     /// because the window check of every new PDU needs it and the oldest record is long out
     /// of cache by then (perf put 14 % of the NR new-PDU path on that one load).
     front_sn: u32,
     /// AM: every octet below is positively acknowledged (or discarded).
     ack_floor: u64,
-    /// AM: octets positively acknowledged above `ack_floor`.
-    acked: RangeSet,
-    /// AM: octets considered for retransmission and not yet re-sent.
-    retx: RangeSet,
-    pdu_without_poll: u32,
-    byte_without_poll: u64,
-    /// A poll is due on the next data PDU (t-PollRetransmit expired, §5.2.2.3).
-    poll_triggered: bool,
-    /// Range of the PDU POLL_SN = VT(S) - 1 when the last poll went out.
-    poll_range: (u64, u64),
-    poll_retransmit_at: Option<Time>,
-    discard: Option<DiscardNotice>,
-    dropped: Vec<Packet>,
-    // ---- receiver ----
-    /// Delivery point: every octet below is delivered or given up.
-    rx_next: u64,
-    /// One past the highest octet received (VR(H) / VR(UH)).
-    rx_h: u64,
-    /// AM: VR(MS), the lowest octet a STATUS may not yet report as missing.
-    rx_ms: u64,
-    /// Octets received at or above `rx_next`.
-    received: RangeSet,
-    /// SDU ends known above `rx_next` (their last octet arrived), sorted by end.
-    ends: VecDeque<(u64, Packet)>,
-    /// t-Reordering: (deadline, VR(X) as an octet).
-    reordering: Option<(Time, u64)>,
-    status_triggered: bool,
-    /// A poll waits until VR(MS) passes this octet (§5.2.3).
-    delayed_poll: Option<u64>,
-    status_prohibit_until: Option<Time>,
-    delivered: Vec<Packet>,
-    /// `buffer_status()` as last computed; `BO_STALE` after any change to the entity. The
-    /// schedulers ask for it every TTI for every UE with data, and it changes only when the
-    /// entity is acted on (an SDU, a grant, a block, a timer).
-    bo: Cell<u64>,
+    p: LteRlcParams,
+    stats: LteRlcStats,
 }
 
 /// `LteRlcEntity::bo` when it must be recomputed.
@@ -568,6 +580,7 @@ impl LteRlcEntity {
             panic!("invalid LTE RLC parameters: {e:?}");
         }
         Self {
+            am: p.mode == RlcMode::Am,
             p,
             stats: LteRlcStats::default(),
             sdus: VecDeque::new(),
@@ -612,7 +625,7 @@ impl LteRlcEntity {
     }
 
     fn am(&self) -> bool {
-        self.p.mode == RlcMode::Am
+        self.am
     }
 
     /// Octets an SDU occupies in the stream: the packet and its PDCP header (at least one, so
@@ -750,11 +763,12 @@ impl LteRlcEntity {
     /// Whether a grant now would carry anything: `buffer_status() > 0` in O(1), for a driver
     /// that asks every TTI.
     pub fn has_data_to_send(&self) -> bool {
-        (self.am()
-            && (self.status_due()
-                || self.discard.is_some_and(|d| d.send)
-                || !self.retx.r.is_empty()))
-            || self.next_new < self.stream_end
+        // New data first: usually there is some, and the rest need not be read.
+        self.next_new < self.stream_end
+            || (self.am()
+                && (self.status_due()
+                    || self.discard.is_some_and(|d| d.send)
+                    || !self.retx.r.is_empty()))
     }
 
     pub fn is_idle(&self) -> bool {
@@ -3032,6 +3046,31 @@ mod tests {
             bad.validate().unwrap_err().field,
             "mac_subheader_long_bytes"
         );
+    }
+
+    #[test]
+    fn the_fields_the_cell_asks_about_every_tti_share_the_first_two_cache_lines() {
+        use std::mem::{align_of, offset_of};
+        assert_eq!(align_of::<LteRlcEntity>(), 64);
+        let line = |o: usize| o / 64;
+        for o in [
+            offset_of!(LteRlcEntity, bo),
+            offset_of!(LteRlcEntity, next_new),
+            offset_of!(LteRlcEntity, stream_end),
+            offset_of!(LteRlcEntity, poll_retransmit_at),
+            offset_of!(LteRlcEntity, status_prohibit_until),
+            offset_of!(LteRlcEntity, am),
+            offset_of!(LteRlcEntity, status_triggered),
+        ] {
+            assert_eq!(line(o), 0);
+        }
+        for o in [
+            offset_of!(LteRlcEntity, reordering),
+            offset_of!(LteRlcEntity, discard),
+            offset_of!(LteRlcEntity, dropped),
+        ] {
+            assert_eq!(line(o), 1);
+        }
     }
 
     #[test]
