@@ -491,60 +491,83 @@ struct DiscardNotice {
 }
 
 /// One end of an LTE RLC bearer.
+///
+/// The fields are laid out by use, in cache lines (`repr(C)`, aligned to a line): the cell
+/// asks every entity it touched, every TTI, for its buffer status, its timers and whether
+/// it has anything to send (`after_rlc`), and those answers come from the first two lines;
+/// the receiver's, the transmitter's and the rarely read fields follow. Rust's own order
+/// spread those answers over six lines of the 664-byte entity, and the simulated D1 misses
+/// of the cell moved by a percent with each field added.
 #[derive(Debug, Clone)]
+#[repr(C, align(64))]
 pub struct LteRlcEntity {
-    p: LteRlcParams,
-    stats: LteRlcStats,
-    // ---- transmitter ----
-    /// SDUs from the oldest not fully acknowledged (AM) / not fully sent (UM).
-    sdus: VecDeque<TxSdu>,
-    /// Index in `sdus` of the SDU holding `next_new` (sdus.len() when all is sent).
-    unsent_idx: usize,
+    // ---- line 0: what the cell asks about every TTI ----
+    /// `buffer_status()` as last computed; `BO_STALE` after any change to the entity. The
+    /// schedulers ask for it every TTI for every UE with data, and it changes only when the
+    /// entity is acted on (an SDU, a grant, a block, a timer).
+    bo: Cell<u64>,
     /// First stream octet never sent.
     next_new: u64,
     /// End of the last SDU offered.
     stream_end: u64,
-    /// VT(S) (AM) / VT(US) (UM): the SN of the next new PDU.
-    vt_s: u32,
-    /// AM: PDUs in [VT(A), VT(S)), in SN order; their ranges tile the stream up to next_new.
-    pdus: VecDeque<TxPdu>,
-    /// AM: every octet below is positively acknowledged (or discarded).
-    ack_floor: u64,
-    /// AM: octets positively acknowledged above `ack_floor`.
-    acked: RangeSet,
-    /// AM: octets considered for retransmission and not yet re-sent.
-    retx: RangeSet,
-    pdu_without_poll: u32,
-    byte_without_poll: u64,
+    poll_retransmit_at: Option<Time>,
+    status_prohibit_until: Option<Time>,
+    /// `p.mode == RlcMode::Am`, here so that the questions above need not read `p`.
+    am: bool,
+    status_triggered: bool,
     /// A poll is due on the next data PDU (t-PollRetransmit expired, §5.2.2.3).
     poll_triggered: bool,
-    /// Range of the PDU POLL_SN = VT(S) - 1 when the last poll went out.
-    poll_range: (u64, u64),
-    poll_retransmit_at: Option<Time>,
+    // ---- line 1: the rest of those questions ----
+    /// t-Reordering: (deadline, VR(X) as an octet).
+    reordering: Option<(Time, u64)>,
     discard: Option<DiscardNotice>,
     dropped: Vec<Packet>,
-    // ---- receiver ----
+    // ---- line 2: the retransmissions pending (asked about too), the receiver ----
+    /// AM: octets considered for retransmission and not yet re-sent.
+    retx: RangeSet,
+    /// Octets received at or above `rx_next`.
+    received: RangeSet,
     /// Delivery point: every octet below is delivered or given up.
     rx_next: u64,
     /// One past the highest octet received (VR(H) / VR(UH)).
     rx_h: u64,
     /// AM: VR(MS), the lowest octet a STATUS may not yet report as missing.
     rx_ms: u64,
-    /// Octets received at or above `rx_next`.
-    received: RangeSet,
-    /// SDU ends known above `rx_next` (their last octet arrived), sorted by end.
-    ends: VecDeque<(u64, Packet)>,
-    /// t-Reordering: (deadline, VR(X) as an octet).
-    reordering: Option<(Time, u64)>,
-    status_triggered: bool,
+    /// VT(S) (AM) / VT(US) (UM): the SN of the next new PDU.
+    vt_s: u32,
+    pdu_without_poll: u32,
+    /// Index in `sdus` of the SDU holding `next_new` (sdus.len() when all is sent).
+    unsent_idx: usize,
+    /// NR: what the SDUs of which nothing is sent yet add to the buffer status (a PDU each,
+    /// header and MAC subheader included), kept as they come and go so that the buffer
+    /// status does not read every queued SDU, each a likely cache miss.
+    nr_unstarted_cost: u64,
+    /// NR: the end of the SDU that `next_new` lies inside once its first segment is sent
+    /// (then `next_new` < this); at or below `next_new` otherwise.
+    nr_seg_end: u64,
+    byte_without_poll: u64,
+    // ---- the transmitter's queues ----
+    /// SDUs from the oldest not fully acknowledged (AM) / not fully sent (UM).
+    sdus: VecDeque<TxSdu>,
+    /// AM: PDUs in [VT(A), VT(S)), in SN order; their ranges tile the stream up to next_new.
+    pdus: VecDeque<TxPdu>,
+    /// Range of the PDU POLL_SN = VT(S) - 1 when the last poll went out.
+    poll_range: (u64, u64),
     /// A poll waits until VR(MS) passes this octet (§5.2.3).
     delayed_poll: Option<u64>,
-    status_prohibit_until: Option<Time>,
+    /// AM: octets positively acknowledged above `ack_floor`.
+    acked: RangeSet,
+    /// SDU ends known above `rx_next` (their last octet arrived), sorted by end.
+    ends: VecDeque<(u64, Packet)>,
     delivered: Vec<Packet>,
-    /// `buffer_status()` as last computed; `BO_STALE` after any change to the entity. The
-    /// schedulers ask for it every TTI for every UE with data, and it changes only when the
-    /// entity is acted on (an SDU, a grant, a block, a timer).
-    bo: Cell<u64>,
+    /// AM: the SN of `pdus.front()` (VT(A)) while `pdus` is not empty. Kept beside the deque
+    /// because the window check of every new PDU needs it and the oldest record is long out
+    /// of cache by then (perf put 14 % of the NR new-PDU path on that one load).
+    front_sn: u32,
+    /// AM: every octet below is positively acknowledged (or discarded).
+    ack_floor: u64,
+    p: LteRlcParams,
+    stats: LteRlcStats,
 }
 
 /// `LteRlcEntity::bo` when it must be recomputed.
@@ -557,6 +580,7 @@ impl LteRlcEntity {
             panic!("invalid LTE RLC parameters: {e:?}");
         }
         Self {
+            am: p.mode == RlcMode::Am,
             p,
             stats: LteRlcStats::default(),
             sdus: VecDeque::new(),
@@ -564,7 +588,10 @@ impl LteRlcEntity {
             next_new: 0,
             stream_end: 0,
             vt_s: 0,
+            nr_unstarted_cost: 0,
+            nr_seg_end: 0,
             pdus: VecDeque::new(),
+            front_sn: 0,
             ack_floor: 0,
             acked: RangeSet::default(),
             retx: RangeSet::default(),
@@ -598,7 +625,7 @@ impl LteRlcEntity {
     }
 
     fn am(&self) -> bool {
-        self.p.mode == RlcMode::Am
+        self.am
     }
 
     /// Octets an SDU occupies in the stream: the packet and its PDCP header (at least one, so
@@ -617,6 +644,9 @@ impl LteRlcEntity {
         self.bo.set(BO_STALE);
         let start = self.stream_end;
         let end = start + self.sdu_octets(&pkt);
+        if !self.p.concatenation {
+            self.nr_unstarted_cost += self.nr_pdu_cost(self.p.rlc_header_bytes, end - start);
+        }
         self.sdus.push_back(TxSdu {
             start,
             end,
@@ -733,11 +763,12 @@ impl LteRlcEntity {
     /// Whether a grant now would carry anything: `buffer_status() > 0` in O(1), for a driver
     /// that asks every TTI.
     pub fn has_data_to_send(&self) -> bool {
-        (self.am()
-            && (self.status_due()
-                || self.discard.is_some_and(|d| d.send)
-                || !self.retx.r.is_empty()))
-            || self.next_new < self.stream_end
+        // New data first: usually there is some, and the rest need not be read.
+        self.next_new < self.stream_end
+            || (self.am()
+                && (self.status_due()
+                    || self.discard.is_some_and(|d| d.send)
+                    || !self.retx.r.is_empty()))
     }
 
     pub fn is_idle(&self) -> bool {
@@ -914,7 +945,12 @@ impl LteRlcEntity {
 
     /// VT(A): the SN of the oldest PDU not yet passed by the ack point.
     fn vt_a(&self) -> u32 {
-        self.pdus.front().map_or(self.vt_s, |p| p.sn)
+        if self.pdus.is_empty() {
+            self.vt_s
+        } else {
+            debug_assert_eq!(Some(self.front_sn), self.pdus.front().map(|p| p.sn));
+            self.front_sn
+        }
     }
 
     fn window_stalled(&self) -> bool {
@@ -1056,6 +1092,9 @@ impl LteRlcEntity {
         self.stats.pdus_sent += 1;
         self.stats.bytes_sent += x - a;
         if am {
+            if self.pdus.is_empty() {
+                self.front_sn = sn;
+            }
             self.pdus.push_back(TxPdu {
                 sn,
                 start: a,
@@ -1172,6 +1211,7 @@ impl LteRlcEntity {
     }
 
     /// Move the ack point over acknowledged octets; release the PDUs and SDUs below it.
+    /// `unsent_idx` must be `sdu_index(next_new)` on entry.
     fn advance_ack_floor(&mut self) {
         while let Some((s, e)) = self.acked.first() {
             if s > self.ack_floor {
@@ -1183,14 +1223,33 @@ impl LteRlcEntity {
         self.retx.remove_below(self.ack_floor);
         // A STATUS releases tens of PDUs and SDUs at once: found by a search and dropped in one
         // go (the elements are `Copy`: the drain only moves the deque's head), instead of
-        // copying each out with `pop_front`.
-        let k = self.pdu_index(self.ack_floor);
+        // copying each out with `pop_front`. The ack point never passes `next_new` (a STATUS
+        // acknowledges no more than was sent, a discard moves both); when it reaches it, every
+        // PDU and every SDU below `unsent_idx` goes, without the searches, whose probes miss
+        // the cache.
+        debug_assert!(self.ack_floor <= self.next_new);
+        let all = self.ack_floor >= self.next_new;
+        let k = if all {
+            self.pdus.len()
+        } else {
+            self.pdu_index(self.ack_floor)
+        };
         self.pdus.drain(..k);
+        if let Some(p) = self.pdus.front() {
+            self.front_sn = p.sn;
+        }
         // §5.1.3.1.1: an SDU is delivered once all its octets are acknowledged; here it leaves
         // the buffer when the ack point passes it (in order).
-        let k = self.sdu_index(self.ack_floor);
+        debug_assert_eq!(self.unsent_idx, self.sdu_index(self.next_new));
+        let k = if all {
+            self.unsent_idx
+        } else {
+            self.sdu_index(self.ack_floor)
+        };
         self.sdus.drain(..k);
-        self.unsent_idx = self.sdu_index(self.next_new);
+        // The SDUs left keep their order: the one holding `next_new` moved down by `k`.
+        self.unsent_idx -= k;
+        debug_assert_eq!(self.unsent_idx, self.sdu_index(self.next_new));
     }
 
     /// maxRetxThreshold reached for the PDU ending at `pdu_end`. Real LTE declares radio link
@@ -1217,6 +1276,7 @@ impl LteRlcEntity {
         self.acked.remove_below(x);
         // The unsent rest of the last discarded SDU is never sent.
         self.next_new = self.next_new.max(x);
+        self.unsent_idx = self.sdu_index(self.next_new);
         self.advance_ack_floor();
         let below = self.discard.map_or(x, |d| d.below.max(x));
         self.discard = Some(DiscardNotice { below, send: true });
@@ -1723,14 +1783,25 @@ impl LteRlcEntity {
                 }
             }
         }
-        // Usually none or a few SDUs: indexed, without the deque's range iterator.
-        if self.next_new < self.stream_end {
-            for i in self.unsent_idx..self.sdus.len() {
-                let s = &self.sdus[i];
-                let a = s.start.max(self.next_new);
-                n += self.nr_pdu_cost(self.nr_header(a == s.start, true), s.end - a);
-            }
+        // The rest of an SDU begun, then the SDUs not begun.
+        if self.next_new < self.nr_seg_end {
+            n += self.nr_pdu_cost(self.nr_header(false, true), self.nr_seg_end - self.next_new);
         }
+        n += self.nr_unstarted_cost;
+        debug_assert_eq!(
+            self.nr_unstarted_cost,
+            (self.unsent_idx..self.sdus.len())
+                .map(|i| &self.sdus[i])
+                .filter(|s| s.start >= self.next_new)
+                .map(|s| self.nr_pdu_cost(self.p.rlc_header_bytes, s.end - s.start))
+                .sum::<u64>()
+        );
+        debug_assert_eq!(
+            self.next_new < self.nr_seg_end,
+            self.sdus
+                .get(self.unsent_idx)
+                .is_some_and(|s| s.start < self.next_new)
+        );
         n
     }
 
@@ -1747,7 +1818,7 @@ impl LteRlcEntity {
         // VT(A) = VT(S) and the window (at least one SN) is open.
         let am = self.am();
         let w = self.p.am_window_size;
-        let mut window_end = self.pdus.front().map(|p| p.sn + w);
+        let mut window_end = (!self.pdus.is_empty()).then(|| self.front_sn + w);
         let stalled = |vt_s: u32, end: Option<u32>| am && end.is_some_and(|e| vt_s >= e);
         while self.next_new < self.stream_end {
             let s = &self.sdus[self.unsent_idx];
@@ -1760,15 +1831,17 @@ impl LteRlcEntity {
             let left = room - used;
             let rest = s_end - a;
             let whole = self.nr_header(first, true);
-            let (hdr, take) = if self.nr_pdu_cost(whole, rest) <= left as u64 {
-                (whole, rest)
+            let whole_cost = self.nr_pdu_cost(whole, rest);
+            let (take, cost) = if whole_cost <= left as u64 {
+                (rest, whole_cost)
             } else {
                 let hdr = self.nr_header(first, false);
                 let max = self.nr_max_pdu(left);
                 if max <= hdr {
                     break;
                 }
-                (hdr, ((max - hdr) as u64).min(rest))
+                let take = ((max - hdr) as u64).min(rest);
+                (take, self.nr_pdu_cost(hdr, take))
             };
             // TX_Next (AM) / the UM SN: one per SDU; its segments share it.
             let sn = if first { self.vt_s } else { self.vt_s - 1 };
@@ -1790,8 +1863,10 @@ impl LteRlcEntity {
             }
             if first {
                 self.vt_s += 1;
+                // A complete SDU's PDU here: what `offer_sdu` counted.
+                self.nr_unstarted_cost -= whole_cost;
             }
-            used += self.nr_pdu_cost(hdr, take) as u32;
+            used += cost as u32;
             self.next_new = x;
             self.stats.pdus_sent += 1;
             self.stats.bytes_sent += take;
@@ -1811,6 +1886,9 @@ impl LteRlcEntity {
                     }
                 }
                 if !grown {
+                    if self.pdus.is_empty() {
+                        self.front_sn = sn;
+                    }
                     if window_end.is_none() {
                         window_end = Some(sn + w);
                     }
@@ -1835,7 +1913,8 @@ impl LteRlcEntity {
                 self.unsent_idx = self.sdu_index(self.next_new);
             }
             if x < s_end {
-                // The grant is full.
+                // The grant is full; the SDU is begun.
+                self.nr_seg_end = s_end;
                 break;
             }
         }
@@ -2967,6 +3046,31 @@ mod tests {
             bad.validate().unwrap_err().field,
             "mac_subheader_long_bytes"
         );
+    }
+
+    #[test]
+    fn the_fields_the_cell_asks_about_every_tti_share_the_first_two_cache_lines() {
+        use std::mem::{align_of, offset_of};
+        assert_eq!(align_of::<LteRlcEntity>(), 64);
+        let line = |o: usize| o / 64;
+        for o in [
+            offset_of!(LteRlcEntity, bo),
+            offset_of!(LteRlcEntity, next_new),
+            offset_of!(LteRlcEntity, stream_end),
+            offset_of!(LteRlcEntity, poll_retransmit_at),
+            offset_of!(LteRlcEntity, status_prohibit_until),
+            offset_of!(LteRlcEntity, am),
+            offset_of!(LteRlcEntity, status_triggered),
+        ] {
+            assert_eq!(line(o), 0);
+        }
+        for o in [
+            offset_of!(LteRlcEntity, reordering),
+            offset_of!(LteRlcEntity, discard),
+            offset_of!(LteRlcEntity, dropped),
+        ] {
+            assert_eq!(line(o), 1);
+        }
     }
 
     #[test]
