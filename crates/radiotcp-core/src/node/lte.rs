@@ -1291,9 +1291,10 @@ impl LteNode {
                 }
             }
         }
-        for i in 0..self.packets.len() {
-            let p = self.packets[i];
-            ctx.send(p);
+        // By reference from the list to where each waits next: a copy through the stack
+        // stalled the hand-over's push on loads of stores not yet retired (perf).
+        for p in &self.packets {
+            ctx.forward(p);
         }
         self.after_rlc(ctx, u);
         if link == Link::Ul {
