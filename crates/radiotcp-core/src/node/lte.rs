@@ -420,6 +420,11 @@ pub struct LteNode {
     timers: BinaryHeap<Reverse<(Time, u32)>>,
     /// UEs whose UE-side MAC must run this TTI (data buffered or an SR pending).
     mac_active: Vec<u32>,
+    /// Per UE, the first slot at which `run_macs` must look at it: 0 once its uplink buffer
+    /// may have changed (`mac_dirty` set), else where its MAC stops being idle
+    /// (`UeUlMac::busy_from`). Beside the UEs, so that the scan over the listed UEs, most of
+    /// them idle, reads one compact vector instead of three cache lines of each UE (perf).
+    mac_wake: Vec<u64>,
     // Scratch, reused every TTI.
     cands: Vec<Candidate>,
     allocs: Vec<Allocation>,
@@ -705,6 +710,7 @@ impl LteNode {
             rings: Rings::new(),
             timers: BinaryHeap::new(),
             mac_active: Vec::new(),
+            mac_wake: vec![0; n],
             cands: Vec::new(),
             allocs: Vec::new(),
             packets: Vec::new(),
@@ -761,6 +767,7 @@ impl LteNode {
     fn activate_mac(&mut self, u: u32) {
         let ue = &mut self.ues[u as usize];
         ue.mac_dirty = true;
+        self.mac_wake[u as usize] = 0;
         if !ue.in_mac_active {
             ue.in_mac_active = true;
             self.mac_active.push(u);
@@ -839,6 +846,7 @@ impl LteNode {
         let ue = &mut self.ues[u as usize];
         // The UE's RLC may hold more or less now.
         ue.mac_dirty = true;
+        self.mac_wake[u as usize] = 0;
         self.packets.clear();
         ue.enb_rlc.drain_dropped(&mut self.packets);
         for p in &self.packets {
@@ -1468,6 +1476,7 @@ impl LteNode {
                 ue.t_opt = t;
                 ue.filter.set_t_opt(t);
                 ue.mac_dirty = true;
+                self.mac_wake[u as usize] = 0;
             }
         }
     }
@@ -1612,15 +1621,15 @@ impl LteNode {
         let mut k = 0;
         while k < list.len() {
             let u = list[k];
-            let ue = &mut self.ues[u as usize];
-            if ue.mac_tti != Some(n) && !ue.mac_dirty && ue.mac.idle_at(n) {
+            if n < self.mac_wake[u as usize] {
                 // Nothing entered or left its buffer since its MAC last ran (every change
-                // goes through `activate_mac` or `after_rlc`), so the MAC would see the same
-                // buffer and do nothing, and the UE stays listed as it was then.
-                ue.mac_tti = Some(n);
+                // goes through `activate_mac` or `after_rlc`, which clear its wake slot), and
+                // its MAC is idle until then: it would see the same buffer and do nothing,
+                // and the UE stays listed as it was then.
                 k += 1;
                 continue;
             }
+            let ue = &mut self.ues[u as usize];
             if ue.mac_tti != Some(n) {
                 let buffered = ue.ul_buffered();
                 let ctl = ue.mac.on_tti(n, buffered, 0);
@@ -1642,6 +1651,13 @@ impl LteNode {
             }
             let ue = &mut self.ues[u as usize];
             if ue.ul_pending() || ue.mac.sr_pending() {
+                // Granted this slot (its MAC ran in `build_ul`): still dirty, looked at next
+                // slot.
+                self.mac_wake[u as usize] = if ue.mac_dirty {
+                    0
+                } else {
+                    ue.mac.busy_from()
+                };
                 k += 1;
             } else {
                 ue.in_mac_active = false;
