@@ -193,39 +193,18 @@ fn gslot(tti: u64) -> usize {
 }
 
 /// One UE: its radio, the eNB's per-UE state and the UE's own stack.
+///
+/// In declared order, cache-line aligned: the fields the per-slot scans read of every listed
+/// UE (the downlink's backlog and fresh MCS, the uplink's need and grant checks, the MAC's
+/// list) come first, four lines, and the bulky entities after them; in Rust's own order they
+/// were spread over the struct's 48 lines, several per UE and slot (callgrind's cache
+/// simulation, perf).
+#[repr(C, align(64))]
 struct Ue {
-    sector: usize,
-    x_m: f64,
-    y_m: f64,
-    distance_m: f64,
-    /// Mean wideband SINR, dB (offset applied), downlink and uplink (per PRB when not
-    /// power-limited, SC-FDMA loss included, interference not: see `Ue::mean_lin`).
-    dl_sinr_db: f64,
-    ul_sinr_db: f64,
-    /// Coupling loss to the serving sector, dB (the path loss power control compensates;
-    /// NaN when SINRs were given per UE).
-    pl_db: f64,
-    /// Power headroom at one PRB as a PRB count (an M-PRB grant is power-limited beyond it),
-    /// and what the eNB believes from the last PHR; infinite when unknown or not modelled.
-    ul_h: f64,
-    ul_h_est: f64,
-    phr: Option<PhrEntity>,
-    /// CCEs of this UE's DCIs (aggregation level).
-    al: u8,
-    dl_fading: Fading,
-    ul_fading: Fading,
-    dl_rng: RngStream,
-    ul_rng: RngStream,
-    /// Outer-loop offsets on the reported SINR, dB (downlink, uplink).
-    olla_db: [f64; 2],
-    /// Mean SINR (downlink, uplink) and the outer-loop offsets, linear: link adaptation and
-    /// decoding work in the linear domain, so that a TTI takes no logarithm per UE. The
-    /// uplink's is the signal over noise per PRB; the sector's IoT divides it per TTI.
-    mean_lin: [f64; 2],
-    olla_lin: [f64; 2],
-    /// The latest CQI report per link: its TTI and the SINR it measured (linear, mean x
-    /// fading then, before the outer loop).
-    cqi: [(Option<u64>, f64); 2],
+    // eNB side, downlink: the scan's fields.
+    /// SDUs waiting in front of the RLC, with their arrival time.
+    dl_queue: VecDeque<(Packet, Time)>,
+    dl_queue_bytes: u64,
     /// Per link, the newest reportable TTI (n − cqi_delay) from which a later report than
     /// `cqi`'s applies: until then the report stands without working it out again.
     cqi_next: [u64; 2],
@@ -234,36 +213,67 @@ struct Ue {
     /// The downlink's `mcs_hint` still answers: neither its report nor its outer loop has
     /// changed since (its SINR has no other input; the uplink's also has the width and IoT).
     dl_mcs_fresh: bool,
-    // eNB side, downlink.
-    /// SDUs waiting in front of the RLC, with their arrival time.
-    dl_queue: VecDeque<(Packet, Time)>,
-    dl_queue_bytes: u64,
-    discipline: BufferDiscipline,
-    enb_rlc: LteRlcEntity,
-    dl_harq: Harq<u32>,
     in_dl_active: bool,
-    // eNB side, uplink: what it believes the UE has, and its grants by PUSCH TTI.
-    ul_need: u64,
-    sr_answered: bool,
-    /// An SR is on its way to being answered.
-    sr_waiting: bool,
-    granted: [(u64, u32); GRANT_RING],
+    /// CCEs of this UE's DCIs (aggregation level).
+    al: u8,
     in_ul_active: bool,
-    // UE side.
-    ue_rlc: LteRlcEntity,
-    filter: AckFilter,
-    mac: UeUlMac,
-    ul_harq: Harq<u32>,
-    mac_tti: Option<u64>,
+    sr_answered: bool,
     in_mac_active: bool,
-    /// The uplink buffer (filter or RLC) may have changed since the MAC last saw it.
-    mac_dirty: bool,
-    /// Timer registered in the node's heap (the earliest not yet fired).
-    timer_at: Option<Time>,
-    // Hybrid(opt): Σ whole-band TBS over the TTIs the UE had downlink data (eq. (1)'s S_TBS).
+    // Link adaptation.
+    /// The latest CQI report per link: its TTI and the SINR it measured (linear, mean x
+    /// fading then, before the outer loop).
+    cqi: [(Option<u64>, f64); 2],
+    /// Hybrid(opt): Σ whole-band TBS over the TTIs the UE had downlink data (eq. (1)'s
+    /// S_TBS).
     s_tbs_sum: f64,
     s_tbs_n: u64,
+    // eNB side, uplink: what it believes the UE has; the UE side's MAC bookkeeping.
+    ul_need: u64,
+    sector: usize,
+    /// Power headroom at one PRB as a PRB count (an M-PRB grant is power-limited beyond it),
+    /// and what the eNB believes from the last PHR; infinite when unknown or not modelled.
+    ul_h: f64,
+    ul_h_est: f64,
+    mac_tti: Option<u64>,
     t_opt: u32,
+    /// An SR is on its way to being answered.
+    sr_waiting: bool,
+    /// The uplink buffer (filter or RLC) may have changed since the MAC last saw it.
+    mac_dirty: bool,
+    /// Mean SINR (downlink, uplink) and the outer-loop offsets, linear: link adaptation and
+    /// decoding work in the linear domain, so that a TTI takes no logarithm per UE. The
+    /// uplink's is the signal over noise per PRB; the sector's IoT divides it per TTI.
+    mean_lin: [f64; 2],
+    olla_lin: [f64; 2],
+    /// Timer registered in the node's heap (the earliest not yet fired).
+    timer_at: Option<Time>,
+    /// Outer-loop offsets on the reported SINR, dB (downlink, uplink).
+    olla_db: [f64; 2],
+    // The entities.
+    dl_harq: Harq<u32>,
+    ul_harq: Harq<u32>,
+    mac: UeUlMac,
+    phr: Option<PhrEntity>,
+    granted: [(u64, u32); GRANT_RING],
+    filter: AckFilter,
+    enb_rlc: LteRlcEntity,
+    ue_rlc: LteRlcEntity,
+    dl_fading: Fading,
+    ul_fading: Fading,
+    dl_rng: RngStream,
+    ul_rng: RngStream,
+    discipline: BufferDiscipline,
+    // The geometry (read when the cell is built and for the statistics).
+    /// Coupling loss to the serving sector, dB (the path loss power control compensates;
+    /// NaN when SINRs were given per UE).
+    pl_db: f64,
+    x_m: f64,
+    y_m: f64,
+    distance_m: f64,
+    /// Mean wideband SINR, dB (offset applied), downlink and uplink (per PRB when not
+    /// power-limited, SC-FDMA loss included, interference not: see `Ue::mean_lin`).
+    dl_sinr_db: f64,
+    ul_sinr_db: f64,
     st: UeCounters,
     occupancy: Occupancy,
 }
@@ -1653,11 +1663,7 @@ impl LteNode {
             if ue.ul_pending() || ue.mac.sr_pending() {
                 // Granted this slot (its MAC ran in `build_ul`): still dirty, looked at next
                 // slot.
-                self.mac_wake[u as usize] = if ue.mac_dirty {
-                    0
-                } else {
-                    ue.mac.busy_from()
-                };
+                self.mac_wake[u as usize] = if ue.mac_dirty { 0 } else { ue.mac.busy_from() };
                 k += 1;
             } else {
                 ue.in_mac_active = false;
