@@ -853,18 +853,58 @@ impl LteNode {
     /// After anything touched a UE's RLC entities: collect what they discarded, keep the
     /// timer heap in step, and mark the UE active where its RLC has something to send.
     fn after_rlc(&mut self, ctx: &mut Ctx, u: u32) {
+        self.after_rlc_of(ctx, u, true, true);
+    }
+
+    /// `after_rlc` for a change to the eNB's entity only (`enb`), the UE's only (`ue_side`), or
+    /// both. An entity left alone since its last pass needs none, and its lines of the UE stay
+    /// unread: that pass drained its discarded SDUs; it left `timer_at` at or before the
+    /// entity's deadline (the timer heap only moves `timer_at` earlier, and a firing passes
+    /// both entities again), so the minimum with it and the push are the ones of the changed
+    /// entity's deadline alone; and it listed the UE where the entity has data, which keeps it
+    /// listed (a list drops a UE only once its entities have nothing to send).
+    fn after_rlc_of(&mut self, ctx: &mut Ctx, u: u32, enb: bool, ue_side: bool) {
         let ue = &mut self.ues[u as usize];
         // The UE's RLC may hold more or less now.
         ue.mac_dirty = true;
         self.mac_wake[u as usize] = 0;
-        self.packets.clear();
-        ue.enb_rlc.drain_dropped(&mut self.packets);
-        for p in &self.packets {
-            ctx.probe.drop(ctx.now, p);
+        if enb {
+            self.packets.clear();
+            ue.enb_rlc.drain_dropped(&mut self.packets);
+            for p in &self.packets {
+                ctx.probe.drop(ctx.now, p);
+            }
         }
-        self.packets.clear();
-        ue.ue_rlc.drain_dropped(&mut self.packets);
-        let deadline = match (ue.enb_rlc.poll_timeout(), ue.ue_rlc.poll_timeout()) {
+        if ue_side {
+            // Drained without a report to the drop probe, as before this split.
+            self.packets.clear();
+            ue.ue_rlc.drain_dropped(&mut self.packets);
+        }
+        #[cfg(debug_assertions)]
+        {
+            // The untouched entity: nothing discarded, its deadline no earlier than
+            // `timer_at`, the UE listed where it has data.
+            let mut left = Vec::new();
+            let (rlc, listed) = if enb {
+                (&mut ue.ue_rlc, ue.in_mac_active)
+            } else {
+                (&mut ue.enb_rlc, ue.in_dl_active)
+            };
+            if !(enb && ue_side) {
+                rlc.drain_dropped(&mut left);
+                assert!(left.is_empty(), "untouched RLC entity discarded SDUs");
+                let d = rlc.poll_timeout();
+                assert!(d.is_none() || ue.timer_at.is_some_and(|t| t <= d.unwrap()));
+                assert!(listed || !rlc.has_data_to_send());
+            }
+        }
+        let a = if enb { ue.enb_rlc.poll_timeout() } else { None };
+        let b = if ue_side {
+            ue.ue_rlc.poll_timeout()
+        } else {
+            None
+        };
+        let deadline = match (a, b) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
@@ -874,7 +914,8 @@ impl LteNode {
                 self.timers.push(Reverse((d, u)));
             }
         }
-        let (dl, ul) = (ue.enb_rlc.has_data_to_send(), ue.ue_rlc.has_data_to_send());
+        let dl = enb && ue.enb_rlc.has_data_to_send();
+        let ul = ue_side && ue.ue_rlc.has_data_to_send();
         if dl {
             self.activate_dl(u);
         }
@@ -1314,7 +1355,8 @@ impl LteNode {
         for p in &self.packets {
             ctx.forward(p);
         }
-        self.after_rlc(ctx, u);
+        // Only the receiving entity changed (a STATUS acts on the receiver's own sender).
+        self.after_rlc_of(ctx, u, link == Link::Ul, link == Link::Dl);
         if link == Link::Ul {
             // STATUS from the UE may have freed downlink SDUs.
             self.trace_buffer(ctx, u);
@@ -1536,7 +1578,7 @@ impl LteNode {
             ue.st.dl_tbs_sum += a.tbs as u64;
             self.transmit(n, Link::Dl, u, pid as u8, idx);
         }
-        self.after_rlc(ctx, u);
+        self.after_rlc_of(ctx, u, true, false);
         self.trace_buffer(ctx, u);
     }
 
@@ -1612,7 +1654,7 @@ impl LteNode {
         ue.st.ul_new_tbs += 1;
         ue.st.ul_mcs_sum += mcs as u64;
         self.rings.pusch[slot(target)].push((u, idx));
-        self.after_rlc(ctx, u);
+        self.after_rlc_of(ctx, u, false, true);
         let ue = &self.ues[u as usize];
         let (left, need) = (ue.ul_pending(), ue.ul_need > 0);
         if left {
