@@ -865,9 +865,13 @@ impl LteNode {
     /// listed (a list drops a UE only once its entities have nothing to send).
     fn after_rlc_of(&mut self, ctx: &mut Ctx, u: u32, enb: bool, ue_side: bool) {
         let ue = &mut self.ues[u as usize];
-        // The UE's RLC may hold more or less now.
-        ue.mac_dirty = true;
-        self.mac_wake[u as usize] = 0;
+        if ue_side {
+            // The UE's RLC may hold more or less now. The eNB's is no part of the uplink
+            // buffer its MAC reports (`ul_buffered`), so that a UE whose downlink alone moved
+            // stays skipped in `run_macs`.
+            ue.mac_dirty = true;
+            self.mac_wake[u as usize] = 0;
+        }
         if enb {
             self.packets.clear();
             ue.enb_rlc.drain_dropped(&mut self.packets);
