@@ -276,6 +276,10 @@ struct Ue {
     ul_sinr_db: f64,
     st: UeCounters,
     occupancy: Occupancy,
+    /// A line of padding: 49 lines a UE instead of 48, so that the UEs' hot lines fall in
+    /// different sets of the 8-way L1 cache (a stride of 48 lines sends every UE's first line
+    /// to the same 4 of its 64 sets).
+    _spread: [u8; 64],
 }
 
 #[derive(Default)]
@@ -630,6 +634,7 @@ impl LteNode {
                 t_opt: 1,
                 st: UeCounters::default(),
                 occupancy: Occupancy::default(),
+                _spread: [0; 64],
             })
             .collect();
         let pusch_prb = rat.pusch_prb;
