@@ -193,39 +193,18 @@ fn gslot(tti: u64) -> usize {
 }
 
 /// One UE: its radio, the eNB's per-UE state and the UE's own stack.
+///
+/// In declared order, cache-line aligned: the fields the per-slot scans read of every listed
+/// UE (the downlink's backlog and fresh MCS, the uplink's need and grant checks, the MAC's
+/// list) come first, four lines, and the bulky entities after them; in Rust's own order they
+/// were spread over the struct's 48 lines, several per UE and slot (callgrind's cache
+/// simulation, perf).
+#[repr(C, align(64))]
 struct Ue {
-    sector: usize,
-    x_m: f64,
-    y_m: f64,
-    distance_m: f64,
-    /// Mean wideband SINR, dB (offset applied), downlink and uplink (per PRB when not
-    /// power-limited, SC-FDMA loss included, interference not: see `Ue::mean_lin`).
-    dl_sinr_db: f64,
-    ul_sinr_db: f64,
-    /// Coupling loss to the serving sector, dB (the path loss power control compensates;
-    /// NaN when SINRs were given per UE).
-    pl_db: f64,
-    /// Power headroom at one PRB as a PRB count (an M-PRB grant is power-limited beyond it),
-    /// and what the eNB believes from the last PHR; infinite when unknown or not modelled.
-    ul_h: f64,
-    ul_h_est: f64,
-    phr: Option<PhrEntity>,
-    /// CCEs of this UE's DCIs (aggregation level).
-    al: u8,
-    dl_fading: Fading,
-    ul_fading: Fading,
-    dl_rng: RngStream,
-    ul_rng: RngStream,
-    /// Outer-loop offsets on the reported SINR, dB (downlink, uplink).
-    olla_db: [f64; 2],
-    /// Mean SINR (downlink, uplink) and the outer-loop offsets, linear: link adaptation and
-    /// decoding work in the linear domain, so that a TTI takes no logarithm per UE. The
-    /// uplink's is the signal over noise per PRB; the sector's IoT divides it per TTI.
-    mean_lin: [f64; 2],
-    olla_lin: [f64; 2],
-    /// The latest CQI report per link: its TTI and the SINR it measured (linear, mean x
-    /// fading then, before the outer loop).
-    cqi: [(Option<u64>, f64); 2],
+    // eNB side, downlink: the scan's fields.
+    /// SDUs waiting in front of the RLC, with their arrival time.
+    dl_queue: VecDeque<(Packet, Time)>,
+    dl_queue_bytes: u64,
     /// Per link, the newest reportable TTI (n − cqi_delay) from which a later report than
     /// `cqi`'s applies: until then the report stands without working it out again.
     cqi_next: [u64; 2],
@@ -234,38 +213,73 @@ struct Ue {
     /// The downlink's `mcs_hint` still answers: neither its report nor its outer loop has
     /// changed since (its SINR has no other input; the uplink's also has the width and IoT).
     dl_mcs_fresh: bool,
-    // eNB side, downlink.
-    /// SDUs waiting in front of the RLC, with their arrival time.
-    dl_queue: VecDeque<(Packet, Time)>,
-    dl_queue_bytes: u64,
-    discipline: BufferDiscipline,
-    enb_rlc: LteRlcEntity,
-    dl_harq: Harq<u32>,
     in_dl_active: bool,
-    // eNB side, uplink: what it believes the UE has, and its grants by PUSCH TTI.
-    ul_need: u64,
-    sr_answered: bool,
-    /// An SR is on its way to being answered.
-    sr_waiting: bool,
-    granted: [(u64, u32); GRANT_RING],
+    /// CCEs of this UE's DCIs (aggregation level).
+    al: u8,
     in_ul_active: bool,
-    // UE side.
-    ue_rlc: LteRlcEntity,
-    filter: AckFilter,
-    mac: UeUlMac,
-    ul_harq: Harq<u32>,
-    mac_tti: Option<u64>,
+    sr_answered: bool,
     in_mac_active: bool,
-    /// The uplink buffer (filter or RLC) may have changed since the MAC last saw it.
-    mac_dirty: bool,
-    /// Timer registered in the node's heap (the earliest not yet fired).
-    timer_at: Option<Time>,
-    // Hybrid(opt): Σ whole-band TBS over the TTIs the UE had downlink data (eq. (1)'s S_TBS).
+    // Link adaptation.
+    /// The latest CQI report per link: its TTI and the SINR it measured (linear, mean x
+    /// fading then, before the outer loop).
+    cqi: [(Option<u64>, f64); 2],
+    /// Hybrid(opt): Σ whole-band TBS over the TTIs the UE had downlink data (eq. (1)'s
+    /// S_TBS).
     s_tbs_sum: f64,
     s_tbs_n: u64,
+    // eNB side, uplink: what it believes the UE has; the UE side's MAC bookkeeping.
+    ul_need: u64,
+    sector: usize,
+    /// Power headroom at one PRB as a PRB count (an M-PRB grant is power-limited beyond it),
+    /// and what the eNB believes from the last PHR; infinite when unknown or not modelled.
+    ul_h: f64,
+    ul_h_est: f64,
+    mac_tti: Option<u64>,
     t_opt: u32,
+    /// An SR is on its way to being answered.
+    sr_waiting: bool,
+    /// The uplink buffer (filter or RLC) may have changed since the MAC last saw it.
+    mac_dirty: bool,
+    /// Mean SINR (downlink, uplink) and the outer-loop offsets, linear: link adaptation and
+    /// decoding work in the linear domain, so that a TTI takes no logarithm per UE. The
+    /// uplink's is the signal over noise per PRB; the sector's IoT divides it per TTI.
+    mean_lin: [f64; 2],
+    olla_lin: [f64; 2],
+    /// Timer registered in the node's heap (the earliest not yet fired).
+    timer_at: Option<Time>,
+    /// Outer-loop offsets on the reported SINR, dB (downlink, uplink).
+    olla_db: [f64; 2],
+    // The entities.
+    dl_harq: Harq<u32>,
+    ul_harq: Harq<u32>,
+    mac: UeUlMac,
+    phr: Option<PhrEntity>,
+    granted: [(u64, u32); GRANT_RING],
+    filter: AckFilter,
+    enb_rlc: LteRlcEntity,
+    ue_rlc: LteRlcEntity,
+    dl_fading: Fading,
+    ul_fading: Fading,
+    dl_rng: RngStream,
+    ul_rng: RngStream,
+    discipline: BufferDiscipline,
+    // The geometry (read when the cell is built and for the statistics).
+    /// Coupling loss to the serving sector, dB (the path loss power control compensates;
+    /// NaN when SINRs were given per UE).
+    pl_db: f64,
+    x_m: f64,
+    y_m: f64,
+    distance_m: f64,
+    /// Mean wideband SINR, dB (offset applied), downlink and uplink (per PRB when not
+    /// power-limited, SC-FDMA loss included, interference not: see `Ue::mean_lin`).
+    dl_sinr_db: f64,
+    ul_sinr_db: f64,
     st: UeCounters,
     occupancy: Occupancy,
+    /// A line of padding: 49 lines a UE instead of 48, so that the UEs' hot lines fall in
+    /// different sets of the 8-way L1 cache (a stride of 48 lines sends every UE's first line
+    /// to the same 4 of its 64 sets).
+    _spread: [u8; 64],
 }
 
 #[derive(Default)]
@@ -344,7 +358,7 @@ struct Sector {
     ul: UlScheduler,
     /// UEs with downlink data, in UE order.
     dl_active: Vec<u32>,
-    /// UEs the eNB believes have uplink data or whose SR is answered.
+    /// UEs the eNB believes have uplink data or whose SR is answered, in UE order.
     ul_active: Vec<u32>,
     /// Uplink interference at full load over noise, per PRB, linear, and the IoT this TTI.
     ul_inr_full: f64,
@@ -420,6 +434,11 @@ pub struct LteNode {
     timers: BinaryHeap<Reverse<(Time, u32)>>,
     /// UEs whose UE-side MAC must run this TTI (data buffered or an SR pending).
     mac_active: Vec<u32>,
+    /// Per UE, the first slot at which `run_macs` must look at it: 0 once its uplink buffer
+    /// may have changed (`mac_dirty` set), else where its MAC stops being idle
+    /// (`UeUlMac::busy_from`). Beside the UEs, so that the scan over the listed UEs, most of
+    /// them idle, reads one compact vector instead of three cache lines of each UE (perf).
+    mac_wake: Vec<u64>,
     // Scratch, reused every TTI.
     cands: Vec<Candidate>,
     allocs: Vec<Allocation>,
@@ -615,6 +634,7 @@ impl LteNode {
                 t_opt: 1,
                 st: UeCounters::default(),
                 occupancy: Occupancy::default(),
+                _spread: [0; 64],
             })
             .collect();
         let pusch_prb = rat.pusch_prb;
@@ -705,6 +725,7 @@ impl LteNode {
             rings: Rings::new(),
             timers: BinaryHeap::new(),
             mac_active: Vec::new(),
+            mac_wake: vec![0; n],
             cands: Vec::new(),
             allocs: Vec::new(),
             packets: Vec::new(),
@@ -761,6 +782,7 @@ impl LteNode {
     fn activate_mac(&mut self, u: u32) {
         let ue = &mut self.ues[u as usize];
         ue.mac_dirty = true;
+        self.mac_wake[u as usize] = 0;
         if !ue.in_mac_active {
             ue.in_mac_active = true;
             self.mac_active.push(u);
@@ -779,7 +801,10 @@ impl LteNode {
         let ue = &mut self.ues[u as usize];
         if !ue.in_ul_active {
             ue.in_ul_active = true;
-            self.sectors[ue.sector].ul_active.push(u);
+            // In UE order, the order the uplink scheduler takes its candidates in: they then
+            // need no sort per slot (a search and a short move per activation instead).
+            let list = &mut self.sectors[ue.sector].ul_active;
+            list.insert(list.partition_point(|&v| v < u), u);
         }
     }
 
@@ -836,17 +861,62 @@ impl LteNode {
     /// After anything touched a UE's RLC entities: collect what they discarded, keep the
     /// timer heap in step, and mark the UE active where its RLC has something to send.
     fn after_rlc(&mut self, ctx: &mut Ctx, u: u32) {
+        self.after_rlc_of(ctx, u, true, true);
+    }
+
+    /// `after_rlc` for a change to the eNB's entity only (`enb`), the UE's only (`ue_side`), or
+    /// both. An entity left alone since its last pass needs none, and its lines of the UE stay
+    /// unread: that pass drained its discarded SDUs; it left `timer_at` at or before the
+    /// entity's deadline (the timer heap only moves `timer_at` earlier, and a firing passes
+    /// both entities again), so the minimum with it and the push are the ones of the changed
+    /// entity's deadline alone; and it listed the UE where the entity has data, which keeps it
+    /// listed (a list drops a UE only once its entities have nothing to send).
+    fn after_rlc_of(&mut self, ctx: &mut Ctx, u: u32, enb: bool, ue_side: bool) {
         let ue = &mut self.ues[u as usize];
-        // The UE's RLC may hold more or less now.
-        ue.mac_dirty = true;
-        self.packets.clear();
-        ue.enb_rlc.drain_dropped(&mut self.packets);
-        for p in &self.packets {
-            ctx.probe.drop(ctx.now, p);
+        if ue_side {
+            // The UE's RLC may hold more or less now. The eNB's is no part of the uplink
+            // buffer its MAC reports (`ul_buffered`), so that a UE whose downlink alone moved
+            // stays skipped in `run_macs`.
+            ue.mac_dirty = true;
+            self.mac_wake[u as usize] = 0;
         }
-        self.packets.clear();
-        ue.ue_rlc.drain_dropped(&mut self.packets);
-        let deadline = match (ue.enb_rlc.poll_timeout(), ue.ue_rlc.poll_timeout()) {
+        if enb {
+            self.packets.clear();
+            ue.enb_rlc.drain_dropped(&mut self.packets);
+            for p in &self.packets {
+                ctx.probe.drop(ctx.now, p);
+            }
+        }
+        if ue_side {
+            // Drained without a report to the drop probe, as before this split.
+            self.packets.clear();
+            ue.ue_rlc.drain_dropped(&mut self.packets);
+        }
+        #[cfg(debug_assertions)]
+        {
+            // The untouched entity: nothing discarded, its deadline no earlier than
+            // `timer_at`, the UE listed where it has data.
+            let mut left = Vec::new();
+            let (rlc, listed) = if enb {
+                (&mut ue.ue_rlc, ue.in_mac_active)
+            } else {
+                (&mut ue.enb_rlc, ue.in_dl_active)
+            };
+            if !(enb && ue_side) {
+                rlc.drain_dropped(&mut left);
+                assert!(left.is_empty(), "untouched RLC entity discarded SDUs");
+                let d = rlc.poll_timeout();
+                assert!(d.is_none() || ue.timer_at.is_some_and(|t| t <= d.unwrap()));
+                assert!(listed || !rlc.has_data_to_send());
+            }
+        }
+        let a = if enb { ue.enb_rlc.poll_timeout() } else { None };
+        let b = if ue_side {
+            ue.ue_rlc.poll_timeout()
+        } else {
+            None
+        };
+        let deadline = match (a, b) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
@@ -856,7 +926,8 @@ impl LteNode {
                 self.timers.push(Reverse((d, u)));
             }
         }
-        let (dl, ul) = (ue.enb_rlc.has_data_to_send(), ue.ue_rlc.has_data_to_send());
+        let dl = enb && ue.enb_rlc.has_data_to_send();
+        let ul = ue_side && ue.ue_rlc.has_data_to_send();
         if dl {
             self.activate_dl(u);
         }
@@ -1291,11 +1362,13 @@ impl LteNode {
                 }
             }
         }
-        for i in 0..self.packets.len() {
-            let p = self.packets[i];
-            ctx.send(p);
+        // By reference from the list to where each waits next: a copy through the stack
+        // stalled the hand-over's push on loads of stores not yet retired (perf).
+        for p in &self.packets {
+            ctx.forward(p);
         }
-        self.after_rlc(ctx, u);
+        // Only the receiving entity changed (a STATUS acts on the receiver's own sender).
+        self.after_rlc_of(ctx, u, link == Link::Ul, link == Link::Dl);
         if link == Link::Ul {
             // STATUS from the UE may have freed downlink SDUs.
             self.trace_buffer(ctx, u);
@@ -1467,6 +1540,7 @@ impl LteNode {
                 ue.t_opt = t;
                 ue.filter.set_t_opt(t);
                 ue.mac_dirty = true;
+                self.mac_wake[u as usize] = 0;
             }
         }
     }
@@ -1516,7 +1590,7 @@ impl LteNode {
             ue.st.dl_tbs_sum += a.tbs as u64;
             self.transmit(n, Link::Dl, u, pid as u8, idx);
         }
-        self.after_rlc(ctx, u);
+        self.after_rlc_of(ctx, u, true, false);
         self.trace_buffer(ctx, u);
     }
 
@@ -1592,7 +1666,7 @@ impl LteNode {
         ue.st.ul_new_tbs += 1;
         ue.st.ul_mcs_sum += mcs as u64;
         self.rings.pusch[slot(target)].push((u, idx));
-        self.after_rlc(ctx, u);
+        self.after_rlc_of(ctx, u, false, true);
         let ue = &self.ues[u as usize];
         let (left, need) = (ue.ul_pending(), ue.ul_need > 0);
         if left {
@@ -1611,15 +1685,15 @@ impl LteNode {
         let mut k = 0;
         while k < list.len() {
             let u = list[k];
-            let ue = &mut self.ues[u as usize];
-            if ue.mac_tti != Some(n) && !ue.mac_dirty && ue.mac.idle_at(n) {
+            if n < self.mac_wake[u as usize] {
                 // Nothing entered or left its buffer since its MAC last ran (every change
-                // goes through `activate_mac` or `after_rlc`), so the MAC would see the same
-                // buffer and do nothing, and the UE stays listed as it was then.
-                ue.mac_tti = Some(n);
+                // goes through `activate_mac` or `after_rlc`, which clear its wake slot), and
+                // its MAC is idle until then: it would see the same buffer and do nothing,
+                // and the UE stays listed as it was then.
                 k += 1;
                 continue;
             }
+            let ue = &mut self.ues[u as usize];
             if ue.mac_tti != Some(n) {
                 let buffered = ue.ul_buffered();
                 let ctl = ue.mac.on_tti(n, buffered, 0);
@@ -1641,6 +1715,9 @@ impl LteNode {
             }
             let ue = &mut self.ues[u as usize];
             if ue.ul_pending() || ue.mac.sr_pending() {
+                // Granted this slot (its MAC ran in `build_ul`): still dirty, looked at next
+                // slot.
+                self.mac_wake[u as usize] = if ue.mac_dirty { 0 } else { ue.mac.busy_from() };
                 k += 1;
             } else {
                 ue.in_mac_active = false;
@@ -1721,7 +1798,8 @@ impl LteNode {
             });
         }
         self.sectors[sec].ul_active = active;
-        self.cands.sort_unstable_by_key(|c| c.ue);
+        // In UE order already, as `ul_active` is.
+        debug_assert!(self.cands.is_sorted_by_key(|c| c.ue));
         let cands = std::mem::take(&mut self.cands);
         let mut allocs = std::mem::take(&mut self.allocs);
         let sector = &mut self.sectors[sec];

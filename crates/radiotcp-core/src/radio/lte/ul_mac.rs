@@ -255,6 +255,17 @@ impl UeUlMac {
             && self.periodic_at.is_none_or(|t| tti < t)
     }
 
+    /// The first TTI at which [`UeUlMac::idle_at`] no longer holds: `idle_at(t)` is
+    /// `t < busy_from()` (0 with an SR pending, `u64::MAX` with no timer running). A caller
+    /// that keeps it beside other per-UE values can skip an idle UE without reading its MAC.
+    pub fn busy_from(&self) -> u64 {
+        if self.sr_pending {
+            return 0;
+        }
+        let at = |t: Option<u64>| t.unwrap_or(u64::MAX);
+        at(self.retx_at).min(at(self.periodic_at))
+    }
+
     /// Run TTI `tti`: `buffered` octets wait in the uplink buffer now (after this TTI's
     /// arrivals), `grant` octets were granted for a PUSCH in this TTI (0: none). Returns the
     /// control the UE sends in this TTI. Call once per TTI, in order.
@@ -477,6 +488,28 @@ mod tests {
                 Some(bsr_index(100))
             ]
         );
+    }
+
+    /// `busy_from` is the first TTI `idle_at` refuses, through SRs, grants and both timers.
+    #[test]
+    fn busy_from_is_where_idle_at_ends() {
+        for mode in [BsrMode::Standard, BsrMode::Ideal] {
+            let mut mac = UeUlMac::new(UlMacParams {
+                mode,
+                sr_period: 10,
+                sr_offset: 3,
+                ..UlMacParams::default()
+            });
+            for t in 0..400u64 {
+                let buffered = [0, 100, 100, 250, 0][(t / 7 % 5) as usize];
+                let grant = if t % 23 == 5 { 300 } else { 0 };
+                mac.on_tti(t, buffered, grant);
+                let b = mac.busy_from();
+                for s in t + 1..t + 3000 {
+                    assert_eq!(mac.idle_at(s), s < b, "{mode:?} after {t}, at {s}");
+                }
+            }
+        }
     }
 
     #[test]
