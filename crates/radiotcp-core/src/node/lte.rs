@@ -276,11 +276,16 @@ struct Ue {
     ul_sinr_db: f64,
     st: UeCounters,
     occupancy: Occupancy,
-    /// A line of padding: 49 lines a UE instead of 48, so that the UEs' hot lines fall in
-    /// different sets of the 8-way L1 cache (a stride of 48 lines sends every UE's first line
-    /// to the same 4 of its 64 sets).
+    /// A line of padding, so that a UE is an odd number of cache lines (51 today) and the UEs'
+    /// hot lines fall in different sets of the 8-way L1 cache (a stride of 48 lines sent every
+    /// UE's first line to the same 4 of its 64 sets). Checked below at compile time.
     _spread: [u8; 64],
 }
+
+// The stride of the UEs' hot lines must be odd in cache lines (see `Ue::_spread`): add or
+// remove the padding line when the struct grows.
+const _: () =
+    assert!(std::mem::size_of::<Ue>() % 64 == 0 && (std::mem::size_of::<Ue>() / 64) % 2 == 1);
 
 #[derive(Default)]
 struct UeCounters {
