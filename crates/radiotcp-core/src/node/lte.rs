@@ -761,7 +761,9 @@ impl LteNode {
     /// Data for a UE enters its downlink buffer, where the discipline admits or drops it; an
     /// ACK from a UE host enters that UE's uplink buffer, where the filter may discard older
     /// ACKs of the same flow.
-    pub fn receive(&mut self, ctx: &mut Ctx, pkt: Packet) {
+    /// The packet by reference: it is copied once, into the queue it joins (the call by value
+    /// copied it through the stack first, and the queue's store stalled on that copy).
+    pub fn receive(&mut self, ctx: &mut Ctx, pkt: &Packet) {
         if let Some(u) = self.ue_index(pkt.dst) {
             self.dl_offer(ctx, u, pkt);
             return;
@@ -774,7 +776,7 @@ impl LteNode {
             host_of_flow(pkt.flow, self.flows_per_ue) - 1
         };
         self.packets.clear();
-        self.ues[u as usize].filter.enqueue(pkt, &mut self.packets);
+        self.ues[u as usize].filter.enqueue(*pkt, &mut self.packets);
         self.activate_mac(u);
     }
 
@@ -813,7 +815,7 @@ impl LteNode {
         }
     }
 
-    fn dl_offer(&mut self, ctx: &mut Ctx, u: u32, pkt: Packet) {
+    fn dl_offer(&mut self, ctx: &mut Ctx, u: u32, pkt: &Packet) {
         let now = ctx.now;
         let ue = &mut self.ues[u as usize];
         // The discipline's occupancy in bits: SDU octets waiting, in front of the RLC or in it
@@ -826,16 +828,16 @@ impl LteNode {
         let dropped = match verdict {
             Verdict::Admit => {
                 ue.dl_queue_bytes += pkt.size as u64;
-                ue.dl_queue.push_back((pkt, now));
+                ue.dl_queue.push_back((*pkt, now));
                 None
             }
             Verdict::Drop(reason) => {
                 ue.st.buffer_drops[reason as usize] += 1;
-                Some(pkt)
+                Some(*pkt)
             }
             Verdict::AdmitDropFirstUnsent(reason) => {
                 ue.dl_queue_bytes += pkt.size as u64;
-                ue.dl_queue.push_back((pkt, now));
+                ue.dl_queue.push_back((*pkt, now));
                 let victim = ue.dl_queue.pop_front().map(|(p, _)| p);
                 if let Some(v) = &victim {
                     ue.dl_queue_bytes -= v.size as u64;

@@ -175,7 +175,7 @@ impl Node {
             Node::Router(n) => n.receive(ctx, pkt, from),
             Node::Umts(n) => n.receive(ctx, *pkt),
             Node::Rlp(n) => n.receive(ctx, *pkt),
-            Node::Lte(n) => n.receive(ctx, *pkt),
+            Node::Lte(n) => n.receive(ctx, pkt),
             Node::External(x) => x.outbox.push((ctx.now, *pkt)),
         }
     }
