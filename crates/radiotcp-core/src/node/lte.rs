@@ -49,7 +49,7 @@ use crate::radio::lte::power::{
 use crate::radio::lte::rlc::{Chunk, LteRlcEntity};
 use crate::radio::lte::sched::{Allocation, Candidate, PfScheduler, UlScheduler};
 use crate::radio::lte::ul_mac::{UeUlMac, UlMacParams, SHORT_BSR_BYTES};
-use crate::radio::TxOpportunity;
+use crate::radio::{db_to_lin, lin_to_db, TxOpportunity};
 use crate::results::{
     AccessStats, LteCellStats, LteStats, LteUeStats, NrExtraStats, NrStats, RunResult,
 };
@@ -1356,7 +1356,7 @@ impl LteNode {
                 }
                 if let Some(i) = tb.phr {
                     // The headroom at one PRB, from the block's: PH + 10 log10 M.
-                    ue.ul_h_est = 10f64.powf(ph_from_index(i) / 10.0) * f64::from(tb.n_prb);
+                    ue.ul_h_est = db_to_lin(ph_from_index(i)) * f64::from(tb.n_prb);
                 }
                 if let Some(b) = tb.bsr {
                     // What the UE had when it built the block, less what the eNB granted
@@ -2072,14 +2072,6 @@ fn count_at_or_below(thresholds: &[f64], x: f64, hint: u8) -> usize {
         }
         thresholds[..p].partition_point(reached)
     }
-}
-
-fn db_to_lin(db: f64) -> f64 {
-    10f64.powf(db / 10.0)
-}
-
-fn lin_to_db(lin: f64) -> f64 {
-    10.0 * lin.log10()
 }
 
 /// Mean uplink signal over noise per PRB in dB, SC-FDMA loss subtracted, interference not

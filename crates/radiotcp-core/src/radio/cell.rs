@@ -20,6 +20,7 @@ use super::lte::tbs::{largest_allowed_ul_prb, tbs_for_mcs, Channel};
 use super::lte::ul_mac::{BsrTable, UlMacParams};
 use super::nr::duplex::Duplex;
 use super::nr::tbs::{self as nr_tbs, McsTable, ReBudget};
+use super::{db_to_lin, lin_to_db};
 
 /// What the radio access technology sets in the cell model (`node/lte.rs`). LTE's
 /// (`LteConfig::rat`) gives the LTE cell (model-specs §4.1: 1 ms TTIs, PUSCH and HARQ
@@ -336,11 +337,15 @@ impl LinkCurves {
             .zip(&sigma_db)
             .map(|(t, s)| t - Z_90 * s)
             .collect::<Vec<f64>>();
-        let lin = |db: f64| 10f64.powf(db / 10.0);
         let decided_lin = mu_db
             .iter()
             .zip(&sigma_db)
-            .map(|(m, s)| (lin(m - DECIDED_SIGMAS * s), lin(m + DECIDED_SIGMAS * s)))
+            .map(|(m, s)| {
+                (
+                    db_to_lin(m - DECIDED_SIGMAS * s),
+                    db_to_lin(m + DECIDED_SIGMAS * s),
+                )
+            })
             .collect();
         Self {
             threshold_db,
@@ -418,7 +423,7 @@ impl LinkCurves {
         if sinr_lin <= lo && u < 1.0 - DECIDED_BLER {
             return false;
         }
-        u >= self.bler(mcs, 10.0 * sinr_lin.log10())
+        u >= self.bler(mcs, lin_to_db(sinr_lin))
     }
 
     /// Highest MCS.
@@ -491,26 +496,23 @@ mod tests {
             LinkCurves::nr(McsTable::Qam64),
             LinkCurves::nr(McsTable::Qam256),
         ];
-        let db = |x: f64| 10.0 * x.log10();
         for c in &all {
             for m in 0..=c.max_mcs() {
                 let (lo, hi) = c.decided_lin[m as usize];
                 let (mut up, mut down) = (hi, lo);
                 for _ in 0..5000 {
-                    assert!(c.bler(m, db(up)) <= DECIDED_BLER, "{m} at {up}");
-                    assert!(c.bler(m, db(down)) >= 1.0 - DECIDED_BLER, "{m} at {down}");
+                    assert!(c.bler(m, lin_to_db(up)) <= DECIDED_BLER, "{m} at {up}");
+                    assert!(
+                        c.bler(m, lin_to_db(down)) >= 1.0 - DECIDED_BLER,
+                        "{m} at {down}"
+                    );
                     up *= 1.001;
                     down /= 1.001;
                 }
-                assert!(c.bler(m, db(f64::INFINITY)) <= DECIDED_BLER);
-                assert!(c.bler(m, db(0.0)) >= 1.0 - DECIDED_BLER);
+                assert!(c.bler(m, lin_to_db(f64::INFINITY)) <= DECIDED_BLER);
+                assert!(c.bler(m, lin_to_db(0.0)) >= 1.0 - DECIDED_BLER);
                 let mut xs = vec![0.0, f64::INFINITY, f64::NAN, 1e-12, 1e12];
-                for e in [lo, hi, c.threshold_db[m as usize]] {
-                    let e = if e == c.threshold_db[m as usize] {
-                        10f64.powf(e / 10.0)
-                    } else {
-                        e
-                    };
+                for e in [lo, hi, db_to_lin(c.threshold_db[m as usize])] {
                     xs.extend([e, e.next_up(), e.next_down(), e * 1.01, e / 1.01]);
                 }
                 let us = [
@@ -529,7 +531,7 @@ mod tests {
                     for &u in &us {
                         assert_eq!(
                             c.decoded(m, x, u),
-                            u >= c.bler(m, db(x)),
+                            u >= c.bler(m, lin_to_db(x)),
                             "MCS {m}, SINR {x}, draw {u}"
                         );
                     }

@@ -9,6 +9,18 @@ pub mod nr;
 pub mod rlc_am;
 pub mod rlp;
 
+/// A power ratio in dB as a linear factor.
+#[inline]
+pub(crate) fn db_to_lin(db: f64) -> f64 {
+    10f64.powf(db / 10.0)
+}
+
+/// A linear power ratio in dB.
+#[inline]
+pub(crate) fn lin_to_db(lin: f64) -> f64 {
+    10.0 * lin.log10()
+}
+
 /// A modulation of the LTE and NR shared channels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Modulation {

@@ -13,6 +13,7 @@
 
 use crate::engine::RngStream;
 use crate::error::ParamError;
+use crate::radio::{db_to_lin, lin_to_db};
 
 /// Sites of the layout: the centre (serving) site and its first tier (lte-cell.md §0, seed §II.B).
 pub const N_SITES: usize = 7;
@@ -491,14 +492,6 @@ pub fn drop_ues_by_sector(
         }
     }
     Ok(Drop { ues, rejected })
-}
-
-fn db_to_lin(db: f64) -> f64 {
-    10f64.powf(db / 10.0)
-}
-
-fn lin_to_db(lin: f64) -> f64 {
-    10.0 * lin.log10()
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@
 //! later grants to it.
 
 use crate::error::ParamError;
+use crate::radio::db_to_lin;
 
 /// Octets of a PHR on the air: the 1-octet MAC CE and its 1-octet subheader (36.321 §6.1.3.6).
 pub const PHR_BYTES: u32 = 2;
@@ -59,7 +60,7 @@ impl PuschPower {
     /// The headroom at one PRB as a linear PRB count h: an M-PRB grant is power-limited when
     /// M > h, and its SINR per PRB is the nominal one times min(1, h / M).
     pub fn headroom_prbs(&self, pl_db: f64) -> f64 {
-        10f64.powf(self.headroom_db(1, pl_db) / 10.0)
+        db_to_lin(self.headroom_db(1, pl_db))
     }
 }
 
