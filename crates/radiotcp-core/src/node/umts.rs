@@ -75,7 +75,8 @@ pub struct UmtsNode {
     /// in their own list (the radio event's), and reusing the lists saves an allocation and a
     /// free per TTI and direction.
     pdu_lists: Vec<Vec<Pdu>>,
-    /// The ACKs leaving the RNC in one step, a list kept for its allocation.
+    /// The ACKs leaving the RNC in one step (`forward_acks` sends and empties it), a list
+    /// kept for its allocation.
     acks_out: Vec<Packet>,
 }
 
@@ -155,12 +156,10 @@ impl UmtsNode {
                 if self.ack_timer.fire(generation) {
                     let now = ctx.now;
                     let bo = self.rnc.buffer_occupancy() as f64;
-                    let mut out = std::mem::take(&mut self.acks_out);
                     if let Some(c) = self.ack_ctrl.as_mut() {
-                        c.handle_timeout_into(now, bo, &mut out);
+                        c.handle_timeout_into(now, bo, &mut self.acks_out);
                     }
-                    self.forward_acks(ctx, &mut out);
-                    self.acks_out = out;
+                    self.forward_acks(ctx);
                 }
             }
         }
@@ -222,10 +221,8 @@ impl UmtsNode {
         // spacing, ack/rate.rs), which only `forward_acks` puts on the event queue. Left to a
         // later call, that deadline was scheduled in the past and the clock ran backwards.
         if let Some(c) = self.ack_ctrl.as_mut() {
-            let mut acks = std::mem::take(&mut self.acks_out);
-            c.on_tti_into(now, bo, &mut acks);
-            self.forward_acks(ctx, &mut acks);
-            self.acks_out = acks;
+            c.on_tti_into(now, bo, &mut self.acks_out);
+            self.forward_acks(ctx);
         }
         // CoDel drops at dequeue and MaxDAT discards, for the drop trace.
         for pkt in dropped {
@@ -282,32 +279,30 @@ impl UmtsNode {
                 .advance(now, self.rnc.buffer_bytes() as f64 * 8.0);
             self.rnc.on_pdus_drain(&mut pdus);
             let bo = self.rnc.buffer_occupancy() as f64;
-            let mut out = std::mem::take(&mut self.acks_out);
             match self.ack_ctrl.as_mut() {
-                None => out.extend(self.rnc.drain_delivered()),
+                None => self.acks_out.extend(self.rnc.drain_delivered()),
                 Some(c) => {
                     for a in self.rnc.drain_delivered() {
-                        c.on_ack_into(now, a, bo, &mut out);
+                        c.on_ack_into(now, a, bo, &mut self.acks_out);
                     }
                 }
             }
-            self.forward_acks(ctx, &mut out);
-            self.acks_out = out;
+            self.forward_acks(ctx);
             // STATUS reports free SDUs from the downlink buffer.
             self.trace_buffer(ctx);
         }
         self.pdu_lists.push(pdus);
     }
 
-    /// ACKs leaving the RNC towards the server (`acks` is left empty); keeps the ACK
-    /// control's timer in step.
-    fn forward_acks(&mut self, ctx: &mut Ctx, acks: &mut Vec<Packet>) {
+    /// The ACKs in `acks_out` leave the RNC towards the server (the list is left empty);
+    /// keeps the ACK control's timer in step.
+    fn forward_acks(&mut self, ctx: &mut Ctx) {
         if let Some(c) = self.ack_ctrl.as_ref() {
             ctx.sync(&mut self.ack_timer, c.poll_timeout(), |generation| {
                 NodeEvent::Umts(UmtsEvent::AckTimer { generation })
             });
         }
-        for pkt in acks.drain(..) {
+        for pkt in self.acks_out.drain(..) {
             ctx.send(pkt);
         }
     }
