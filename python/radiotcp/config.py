@@ -28,7 +28,7 @@ import re
 import stat
 import textwrap
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -171,18 +171,61 @@ def _decode(v: Any, found: Mapping[str, Any]) -> Any:
     return v
 
 
+# The types a plain document holds besides its dicts and lists.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain(v: Any, depth: int = 0) -> bool:
+    """Whether ``_encode`` would give back ``v`` unchanged but for copying: dicts with str
+    keys and lists, nested less than _DEPTH deep, of str, int, float, bool and None (finite
+    numbers are left to ``json.dumps(allow_nan=False)`` to check). Anything else, a tuple or a
+    Mapping that is not a dict included, is not plain, and takes ``_encode``."""
+    if depth >= _DEPTH:
+        return False
+    if type(v) is dict:
+        items: Iterable[Any] = v.values()
+        if not all(type(k) is str for k in v):
+            return False
+    elif type(v) is list:
+        items = v
+    else:
+        return type(v) in _SCALARS
+    for x in items:
+        t = type(x)
+        if t is dict or t is list:
+            if not _plain(x, depth + 1):
+                return False
+        elif t not in _SCALARS:
+            return False
+    return True
+
+
+def _encoded_json(v: Any, found: dict[str, Any]) -> str:
+    """``json.dumps(_encode(v, "", found))``: the same text and ``found``, without building
+    the encoded copy when ``v`` is plain (a sweep resolves each point's document twice, and
+    the copy took more time than the core's resolution)."""
+    if _plain(v):
+        try:
+            return json.dumps(v, allow_nan=False)
+        except ValueError:
+            pass  # a non-finite number: its marker below
+    return json.dumps(_encode(v, "", found))
+
+
 def fill_defaults(raw: Mapping[str, Any]) -> dict[str, Any]:
     """``raw`` with every missing key at its default (the core's), nothing validated:
     unknown keys and wrong values are kept for validation to report."""
     found: dict[str, Any] = {}
-    text = json.dumps(_encode(raw, "", found))
-    return _decode(json.loads(_core.fill_config_defaults(text)), found)  # type: ignore[no-any-return]
+    text = _encoded_json(raw, found)
+    filled = json.loads(_core.fill_config_defaults(text))
+    # Without markers `_decode` would only copy what json.loads has just made.
+    return _decode(filled, found) if found else filled  # type: ignore[no-any-return]
 
 
 def _resolve(doc: Mapping[str, Any]) -> tuple[dict[str, Any] | None, list[ConfigError]]:
     """The resolved document (None when it has problems) and the problems."""
     found: dict[str, Any] = {}
-    text = json.dumps(_encode(doc, "", found))
+    text = _encoded_json(doc, found)
     problems: list[ConfigError] = []
     resolved: dict[str, Any] | None = None
     try:
