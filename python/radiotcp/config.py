@@ -29,7 +29,7 @@ import stat
 import textwrap
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -212,12 +212,19 @@ def _encoded_json(v: Any, found: dict[str, Any]) -> str:
     return json.dumps(_encode(v, "", found))
 
 
+@lru_cache(maxsize=16)
+def _filled_text(text: str) -> str:
+    """The core's document with defaults filled in, of the same text remembered: a sweep fills
+    its base scenario once per point (a pure function of the text, so the same answer)."""
+    return _core.fill_config_defaults(text)  # type: ignore[no-any-return]
+
+
 def fill_defaults(raw: Mapping[str, Any]) -> dict[str, Any]:
     """``raw`` with every missing key at its default (the core's), nothing validated:
     unknown keys and wrong values are kept for validation to report."""
     found: dict[str, Any] = {}
     text = _encoded_json(raw, found)
-    filled = json.loads(_core.fill_config_defaults(text))
+    filled = json.loads(_filled_text(text))
     # Without markers `_decode` would only copy what json.loads has just made.
     return _decode(filled, found) if found else filled  # type: ignore[no-any-return]
 
