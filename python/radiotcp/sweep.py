@@ -24,7 +24,7 @@ import math
 import os
 import tomllib
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -553,14 +553,8 @@ def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
         # chunks are made: their start overlaps the first batch of the work list.
         pool.submit(os.getpid)
         # Two chunks queued per worker keep it busy while the driver stores results.
-        pending: set[Future[list[Done]]] = {
-            pool.submit(run_chunk, c) for c in itertools.islice(todo, 2 * (jobs - 1))
-        }
+        pending = {pool.submit(run_chunk, c) for c in itertools.islice(todo, 2 * (jobs - 1))}
         local = next(todo, None)
-        # The driver's own chunk is run one task at a time, the workers' results looked at
-        # between tasks: a worker whose queue ran dry while the driver ran a whole chunk idled
-        # until its end (15 ms at a time in the 720-run wired sweep).
-        at, ran = 0, []
         while pending or local is not None:
             # `ready`, not `finished`: a non-empty set would read as a normal end in the
             # `finally` below if the consumer stopped at a yield (Ctrl-C while a chunk's
@@ -575,12 +569,8 @@ def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
                     pending.add(pool.submit(run_chunk, nxt))
                 yield f.result()
             if not ready and local is not None:
-                ran += run_chunk(local[at : at + 1])
-                at += 1
-                if at == len(local):
-                    yield ran
-                    at, ran = 0, []
-                    local = next(todo, None)
+                yield run_chunk(local)
+                local = next(todo, None)
         finished = True
     finally:
         if not finished:
