@@ -43,7 +43,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -87,19 +87,76 @@ from ns3_runner import (  # noqa: E402
 CASES = [(1, 60.0), (4, 60.0), (1, 600.0), (4, 600.0)]
 
 
-def bench_radiotcp(flows: int, duration_s: float, repeats: int) -> dict:
-    """Median wall time of the simulation proper over `repeats` identical runs."""
+# Rounds of the side-by-side: each round times radiotcp, one ns-3 run, radiotcp again.
+SIDE_BY_SIDE_ROUNDS = 5
+
+
+def interleaved(
+    ours_once: Callable[[], float],
+    theirs_once: Callable[[], dict] | None,
+    repeats: int,
+    rounds: int = SIDE_BY_SIDE_ROUNDS,
+) -> tuple[list[float], list[dict], list[float]]:
+    """radiotcp's wall times (`ours_once()` runs once and returns seconds), ns-3's results
+    (`theirs_once()` runs once and returns its result, with `wall_time_s`) and the ratio of
+    each round: ns-3's wall time over the median of the radiotcp runs just before and after
+    it. About `repeats` radiotcp runs in all, spread over `rounds` rounds (all in a row
+    without ns-3).
+
+    Why rounds: this 2-vCPU VM's speed swings by up to 2x within minutes for branchy,
+    memory-bound code (a spin loop stays steady), and radiotcp's runs of a few ms were all
+    taken within a fraction of a second, ns-3's later: a ratio of two medians taken seconds
+    apart moved between 95x and 198x from one bench run to the next. Within a round both
+    sides meet the same machine, and the median of the rounds' ratios keeps the spread out.
+    """
+    if theirs_once is None:
+        return [ours_once() for _ in range(max(1, repeats))], [], []
+    rounds = max(1, rounds)
+    per_side = max(1, repeats // (2 * rounds))
+    ours: list[float] = []
+    theirs: list[dict] = []
+    ratios: list[float] = []
+    for _ in range(rounds):
+        around = [ours_once() for _ in range(per_side)]
+        t = theirs_once()
+        around += [ours_once() for _ in range(per_side)]
+        ours += around
+        theirs.append(t)
+        ratios.append(t["wall_time_s"] / statistics.median(around))
+    return ours, theirs, ratios
+
+
+def ratio_cells(ratios: Sequence[float]) -> tuple[str, str]:
+    """The side-by-side's ratio (median of the rounds) and its range, as table cells."""
+    if not ratios:
+        return "-", "-"
+    return f"{statistics.median(ratios):.0f}x", f"{min(ratios):.0f}-{max(ratios):.0f}"
+
+
+def bench_radiotcp(
+    flows: int,
+    duration_s: float,
+    repeats: int,
+    theirs_once: Callable[[], dict] | None = None,
+    rounds: int = SIDE_BY_SIDE_ROUNDS,
+) -> tuple[dict, list[dict], list[float]]:
+    """radiotcp on the preset (median wall time of the simulation proper, about `repeats`
+    runs), interleaved with `theirs_once` (one ns-3 run) over `rounds` rounds as in
+    `interleaved`: radiotcp's figures, ns-3's runs and the rounds' ratios."""
     cfg = load(PRESET, [f"flows.count={flows}", f"simulation.duration_s={duration_s}"])
     doc = to_core_json(cfg)
-    walls, calls = [], []
-    result = None
-    for _ in range(repeats):
+    # A first run for the figures (and to warm up), not timed.
+    result = _core.simulate(doc, 1, 0)
+    calls: list[float] = []
+
+    def once() -> float:
         t0 = time.perf_counter()
-        result = _core.simulate(doc, 1, 0)
+        wall = _core.simulate(doc, 1, 0)["wall_time_s"]
         calls.append(time.perf_counter() - t0)
-        walls.append(result["wall_time_s"])
-    assert result is not None
-    return {
+        return wall
+
+    walls, theirs, ratios = interleaved(once, theirs_once, repeats, rounds)
+    ours = {
         "goodput_kbps_total": sum(f["goodput_kbps"] for f in result["flows"]),
         "wall_time_s": statistics.median(walls),
         "call_time_s": statistics.median(calls),
@@ -111,15 +168,15 @@ def bench_radiotcp(flows: int, duration_s: float, repeats: int) -> dict:
         ),
         "retransmissions": sum(f["retransmissions"] for f in result["flows"]),
     }
+    return ours, theirs, ratios
 
 
-def bench_ns3(flows: int, duration_s: float, repeats: int) -> dict:
-    runs = [run_ns3(flows, duration_s, queue_packets=50, min_rto_ms=1000) for _ in range(repeats)]
-    walls = [r["wall_time_s"] for r in runs]
+def ns3_figures(runs: list[dict]) -> dict:
+    """The ns-3 side of a NewReno case: the first run's figures, the median wall time."""
     r = runs[0]
     return {
         "goodput_kbps_total": r["goodput_kbps_total"],
-        "wall_time_s": statistics.median(walls),
+        "wall_time_s": statistics.median(x["wall_time_s"] for x in runs),
         "events": r.get("events"),
         "drops_queue": r.get("drops_queue"),
     }
@@ -163,22 +220,32 @@ SACK_CUBIC_FLOWS = (1, 4)
 SACK_CUBIC_DURATION_S = 600.0
 
 
-def sack_cubic_radiotcp(flows: int, overrides: list[str], repeats: int) -> dict:
-    """One pair's radiotcp side: the preset with `overrides`, median wall time of `repeats`
-    identical runs (measured in Rust) and the loss-recovery counters of the first."""
+def sack_cubic_radiotcp(
+    flows: int,
+    overrides: list[str],
+    repeats: int,
+    theirs_once: Callable[[], dict] | None = None,
+    rounds: int = SIDE_BY_SIDE_ROUNDS,
+) -> tuple[dict, list[dict], list[float]]:
+    """One pair's radiotcp side: the preset with `overrides`, the loss-recovery counters of
+    one run and the median wall time of about `repeats` identical runs (measured in Rust),
+    interleaved with `theirs_once` (one plain ns-3 run) as in `interleaved`; with ns-3's runs
+    and the rounds' ratios."""
     cfg = load(
         PRESET,
         [f"flows.count={flows}", f"simulation.duration_s={SACK_CUBIC_DURATION_S}", *overrides],
     )
     doc = to_core_json(cfg)
-    runs = [_core.simulate(doc, 1, 0) for _ in range(max(1, repeats))]
-    r = runs[0]
+    r = _core.simulate(doc, 1, 0)
+    walls, theirs, ratios = interleaved(
+        lambda: _core.simulate(doc, 1, 0)["wall_time_s"], theirs_once, repeats, rounds
+    )
     m = r["metrics"]
     fl = r["flows"]
-    return {
+    ours = {
         "goodput_kbps_total": m["goodput_kbps"],
         "goodput_kbps": [f["goodput_kbps"] for f in fl],
-        "wall_time_s": statistics.median(x["wall_time_s"] for x in runs),
+        "wall_time_s": statistics.median(walls),
         "events": r["events"],
         "drops_queue": int(m["drops.access.data.queue_full"]),
         "fast_retransmits": sum(f["fast_retransmits"] for f in fl),
@@ -186,16 +253,13 @@ def sack_cubic_radiotcp(flows: int, overrides: list[str], repeats: int) -> dict:
         "retransmissions": sum(f["retransmissions"] for f in fl),
         "duplicate_arrivals": sum(f["duplicate_arrivals"] for f in fl),
     }
+    return ours, theirs, ratios
 
 
-def sack_cubic_ns3(flows: int, options: dict, repeats: int) -> dict:
-    """One pair's ns-3 side: `repeats` plain runs for the wall time (their median, as in the
-    NewReno table) and one with --counters=1 for the loss-recovery counters (the counters
-    only observe: goodput, drops and packet counts are the same in both)."""
-    plains = [
-        run_ns3(flows, SACK_CUBIC_DURATION_S, queue_packets=50, min_rto_ms=1000, **options)
-        for _ in range(max(1, repeats))
-    ]
+def sack_cubic_ns3(flows: int, options: dict, plains: list[dict]) -> dict:
+    """One pair's ns-3 side: the plain runs' median wall time (as in the NewReno table) and
+    the counters of one more run with --counters=1 (the counters only observe: goodput, drops
+    and packet counts are the same in both)."""
     plain = plains[0]
     counted = run_ns3(
         flows, SACK_CUBIC_DURATION_S, queue_packets=50, min_rto_ms=1000, counters=True, **options
@@ -219,7 +283,7 @@ def sack_cubic_ns3(flows: int, options: dict, repeats: int) -> dict:
 
 
 def sack_cubic_section(
-    console: Console, repeats: int, skip_ns3: bool, ns3_repeats: int = 3
+    console: Console, repeats: int, skip_ns3: bool, ns3_repeats: int = SIDE_BY_SIDE_ROUNDS
 ) -> bool:
     """SACK and CUBIC beside ns-3: each pair of SACK_CUBIC_PAIRS for 1 and 4 flows, 600 s.
     Prints goodputs, their difference, fast retransmits, timeouts, drops, duplicate deliveries
@@ -228,14 +292,25 @@ def sack_cubic_section(
     rows = []
     for key, label, overrides, options in SACK_CUBIC_PAIRS:
         for flows in SACK_CUBIC_FLOWS:
-            ours = sack_cubic_radiotcp(flows, overrides, repeats)
-            theirs = None
+            theirs_once = None
             if not skip_ns3:
-                try:
-                    theirs = sack_cubic_ns3(flows, options, ns3_repeats)
-                except Ns3BenchError as e:
-                    console.print(f"[red]ns-3 unavailable:[/red] {e}")
-                    skip_ns3 = True
+
+                def theirs_once(flows: int = flows, options: dict = options) -> dict:
+                    return run_ns3(
+                        flows, SACK_CUBIC_DURATION_S, queue_packets=50, min_rto_ms=1000, **options
+                    )
+
+            theirs = None
+            try:
+                ours, plains, ratios = sack_cubic_radiotcp(
+                    flows, overrides, repeats, theirs_once, ns3_repeats
+                )
+                if plains:
+                    theirs = sack_cubic_ns3(flows, options, plains)
+            except Ns3BenchError as e:
+                console.print(f"[red]ns-3 unavailable:[/red] {e}")
+                skip_ns3 = True
+                ours, plains, ratios = sack_cubic_radiotcp(flows, overrides, repeats)
             diff = (
                 (ours["goodput_kbps_total"] - theirs["goodput_kbps_total"])
                 / theirs["goodput_kbps_total"]
@@ -254,6 +329,8 @@ def sack_cubic_section(
                     "ns3": theirs,
                     "goodput_diff": diff,
                     "within_5pct": None if diff is None else abs(diff) <= 0.05,
+                    "ratio": statistics.median(ratios) if ratios else None,
+                    "ratio_rounds": ratios,
                 }
             )
     t = Table(
@@ -273,6 +350,7 @@ def sack_cubic_section(
         "ours",
         "ns-3",
         "ratio",
+        "range",
     ):
         t.add_column(col, justify="right")
     for r in rows:
@@ -293,14 +371,15 @@ def sack_cubic_section(
             pair("duplicate_arrivals"),
             f"{o['wall_time_s'] * 1e3:.2f}",
             f"{n['wall_time_s']:.2f}" if n else "-",
-            f"{n['wall_time_s'] / o['wall_time_s']:.0f}x" if n else "-",
+            *ratio_cells(r["ratio_rounds"]),
         )
     console.print(t)
     console.print(
         "n = flows; NewReno is the reference set-up. fast rtx, RTOs, dup rx: sums over the "
         "flows (ns-3: --counters=1; RTOs = every timer expiry, dup rx = data segments the "
-        "receiver already held). wall = simulation proper (radiotcp: median of "
-        f"{max(1, repeats)} runs; ns-3: Simulator::Run, median of {max(1, ns3_repeats)} runs)."
+        "receiver already held). wall = simulation proper (radiotcp: median of about "
+        f"{max(1, repeats)} runs; ns-3: Simulator::Run, median of {max(1, ns3_repeats)} runs); "
+        "ratio = median over the rounds of ns-3's wall time over radiotcp's runs around it."
     )
     OUT_SACK_CUBIC.parent.mkdir(parents=True, exist_ok=True)
     OUT_SACK_CUBIC.write_text(json.dumps(rows, indent=2))
@@ -1399,23 +1478,41 @@ def main(argv: list[str] | None = None) -> int:
         "--skip-recipes", action="store_true", help="do not time the reproduction recipes"
     )
     ap.add_argument("--repeats", type=int, default=20, help="radiotcp runs per case (median)")
-    ap.add_argument("--ns3-repeats", type=int, default=3, help="ns-3 runs per case (median)")
+    ap.add_argument(
+        "--ns3-repeats",
+        type=int,
+        default=SIDE_BY_SIDE_ROUNDS,
+        help="ns-3 runs per wired case, each a round between radiotcp runs (median ratio)",
+    )
     args = ap.parse_args(argv)
 
-    console = Console(width=max(Console().width, 110))
+    console = Console(width=max(Console().width, 130))
     rows = []
     for flows, duration in CASES:
-        ours = bench_radiotcp(flows, duration, args.repeats)
-        theirs = None
+        theirs_once = None
         if not args.skip_ns3:
-            # Several ns-3 runs for the 600 s cases too: a single one (0.5-0.7 s) moved the
-            # ratio by a third from one bench run to the next with the machine's speed.
-            try:
-                theirs = bench_ns3(flows, duration, args.ns3_repeats)
-            except Ns3BenchError as e:
-                console.print(f"[red]ns-3 unavailable:[/red] {e}")
-                args.skip_ns3 = True
-        rows.append({"flows": flows, "duration_s": duration, "radiotcp": ours, "ns3": theirs})
+
+            def theirs_once(flows: int = flows, duration: float = duration) -> dict:
+                return run_ns3(flows, duration, queue_packets=50, min_rto_ms=1000)
+
+        try:
+            ours, runs, ratios = bench_radiotcp(
+                flows, duration, args.repeats, theirs_once, args.ns3_repeats
+            )
+        except Ns3BenchError as e:
+            console.print(f"[red]ns-3 unavailable:[/red] {e}")
+            args.skip_ns3 = True
+            ours, runs, ratios = bench_radiotcp(flows, duration, args.repeats)
+        rows.append(
+            {
+                "flows": flows,
+                "duration_s": duration,
+                "radiotcp": ours,
+                "ns3": ns3_figures(runs) if runs else None,
+                "ratio": statistics.median(ratios) if ratios else None,
+                "ratio_rounds": ratios,
+            }
+        )
 
     t = Table(title="wired-384k: radiotcp vs ns-3 (same machine, same run)")
     for col in (
@@ -1427,6 +1524,7 @@ def main(argv: list[str] | None = None) -> int:
         "ms ours",
         "ms ns-3",
         "ns-3/ours",
+        "range",
         "Mev/s ours",
         "drops o/n",
     ):
@@ -1441,11 +1539,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"{100 * diff:+.1f}%",
                 f"{o['wall_time_s'] * 1e3:.2f}",
                 f"{n['wall_time_s'] * 1e3:.1f}",
-                f"{n['wall_time_s'] / o['wall_time_s']:.0f}x",
+                *ratio_cells(r["ratio_rounds"]),
             ]
             drops = f"{o['drops_queue']}/{n['drops_queue']}"
         else:
-            cells = ["-", "-", f"{o['wall_time_s'] * 1e3:.2f}", "-", "-"]
+            cells = ["-", "-", f"{o['wall_time_s'] * 1e3:.2f}", "-", "-", "-"]
             drops = f"{o['drops_queue']}/-"
         t.add_row(
             str(r["flows"]),
@@ -1457,9 +1555,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     console.print(t)
     console.print(
-        "wall = simulation proper (radiotcp: median of "
+        "wall = simulation proper (radiotcp: median of about "
         f"{args.repeats} runs measured in Rust; ns-3: Simulator::Run, median of "
-        f"{args.ns3_repeats} runs). "
+        f"{args.ns3_repeats} runs). ns-3/ours = median over {args.ns3_repeats} rounds "
+        "of ns-3's wall time over radiotcp's runs just before and after it (range: the "
+        "rounds' lowest and highest). "
         "Python call overhead per run (median): "
         + ", ".join(
             f"{1e6 * (r['radiotcp']['call_time_s'] - r['radiotcp']['wall_time_s']):.0f} us"
