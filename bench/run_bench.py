@@ -126,6 +126,30 @@ def interleaved(
     return ours, theirs, ratios
 
 
+@contextlib.contextmanager
+def one_cpu() -> Iterator[None]:
+    """This process, and the ns-3 processes it starts (they inherit it), pinned to the CPU
+    it runs on, for the side-by-side: this VM's two vCPUs differ in speed by up to 1.6x for
+    radiotcp at times (measured: the same run pinned to vCPU 0 took 6.3 ms and on vCPU 1 4.1
+    ms, then the reverse minutes later; a spin loop is the same on both), so two sides
+    measured on different vCPUs compare the vCPUs. Does nothing where affinity is unknown."""
+    if not hasattr(os, "sched_setaffinity"):
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    try:
+        # Field 39 of /proc/self/stat: the CPU this process last ran on.
+        cpu = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[36])
+        os.sched_setaffinity(0, {cpu})
+    except (OSError, ValueError, IndexError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
 def ratio_cells(ratios: Sequence[float]) -> tuple[str, str]:
     """The side-by-side's ratio (median of the rounds) and its range, as table cells."""
     if not ratios:
@@ -1470,23 +1494,9 @@ def emulation_section(console: Console) -> None:
     console.print(f"results: {OUT_EMULATION}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--skip-ns3", action="store_true", help="radiotcp only")
-    ap.add_argument("--skip-sweep", action="store_true", help="no sweep-throughput section")
-    ap.add_argument(
-        "--skip-recipes", action="store_true", help="do not time the reproduction recipes"
-    )
-    ap.add_argument("--repeats", type=int, default=20, help="radiotcp runs per case (median)")
-    ap.add_argument(
-        "--ns3-repeats",
-        type=int,
-        default=SIDE_BY_SIDE_ROUNDS,
-        help="ns-3 runs per wired case, each a round between radiotcp runs (median ratio)",
-    )
-    args = ap.parse_args(argv)
-
-    console = Console(width=max(Console().width, 130))
+def side_by_side_rows(console: Console, args: argparse.Namespace) -> list[dict]:
+    """The NewReno side-by-side's rows (CASES), each measured in rounds (`interleaved`);
+    sets args.skip_ns3 if ns-3 turns out to be unavailable."""
     rows = []
     for flows, duration in CASES:
         theirs_once = None
@@ -1513,7 +1523,28 @@ def main(argv: list[str] | None = None) -> int:
                 "ratio_rounds": ratios,
             }
         )
+    return rows
 
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--skip-ns3", action="store_true", help="radiotcp only")
+    ap.add_argument("--skip-sweep", action="store_true", help="no sweep-throughput section")
+    ap.add_argument(
+        "--skip-recipes", action="store_true", help="do not time the reproduction recipes"
+    )
+    ap.add_argument("--repeats", type=int, default=20, help="radiotcp runs per case (median)")
+    ap.add_argument(
+        "--ns3-repeats",
+        type=int,
+        default=SIDE_BY_SIDE_ROUNDS,
+        help="ns-3 runs per wired case, each a round between radiotcp runs (median ratio)",
+    )
+    args = ap.parse_args(argv)
+
+    console = Console(width=max(Console().width, 130))
+    with one_cpu():
+        rows = side_by_side_rows(console, args)
     t = Table(title="wired-384k: radiotcp vs ns-3 (same machine, same run)")
     for col in (
         "flows",
@@ -1570,7 +1601,8 @@ def main(argv: list[str] | None = None) -> int:
     OUT.write_text(json.dumps(rows, indent=2))
     console.print(f"results: {OUT}")
     startup_section(console)
-    args.skip_ns3 = sack_cubic_section(console, args.repeats, args.skip_ns3, args.ns3_repeats)
+    with one_cpu():
+        args.skip_ns3 = sack_cubic_section(console, args.repeats, args.skip_ns3, args.ns3_repeats)
     tcp_cost_section(console, args.repeats)
     umts_section(console, args.repeats)
     is707_section(console, args.repeats)
