@@ -6,12 +6,13 @@
 //! counts waiting packets only (a Linux qdisc or an ns-3 queue disc over a one-packet device
 //! queue behaves the same).
 
-use std::collections::VecDeque;
-
 use crate::engine::{tx_time, RngStream, Time};
 use crate::packet::Packet;
 
 pub mod delay;
+mod ring;
+
+use ring::Ring;
 
 /// Direction on a link of the chain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,7 +97,7 @@ pub struct LinkDir {
     /// service if `busy`, then the waiting ones. One ring, so that a packet is written once
     /// when offered and read once when it arrives: moved between a queue, a slot in service
     /// and the wire, a 72-byte packet was copied several times more per hop.
-    fifo: VecDeque<Packet>,
+    fifo: Ring,
     on_wire: usize,
     busy: bool,
     /// Bytes of the waiting packets.
@@ -148,7 +149,7 @@ impl LinkDir {
             loss_rate: p.loss_rate,
             limit_packets: p.limit_packets,
             limit_bytes: p.limit_bytes,
-            fifo: VecDeque::new(),
+            fifo: Ring::new(),
             on_wire: 0,
             busy: false,
             queue_bytes: 0,
@@ -217,7 +218,7 @@ impl LinkDir {
         if !self.busy {
             // Nothing waits behind an idle transmitter: the packet is the next to serialise.
             let size = p.size;
-            self.fifo.push_back(*p);
+            self.fifo.push_back(p);
             return Enqueued::StartedTx(self.start_tx(now, size));
         }
         if !self.admits(p.size) {
@@ -225,7 +226,7 @@ impl LinkDir {
             return Enqueued::Dropped;
         }
         self.queue_bytes += p.size as u64;
-        self.fifo.push_back(*p);
+        self.fifo.push_back(p);
         self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.queue_len() as u32);
         Enqueued::Queued
     }
@@ -242,12 +243,12 @@ impl LinkDir {
     ) -> (Result<OnWire, (Packet, DropReason)>, Option<Time>) {
         assert!(self.busy, "tx-done event without a packet in service");
         let i = self.on_wire;
-        let size = self.fifo[i].size;
+        let size = self.fifo.get(i).expect("the packet in service").size;
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += size as u64;
         let out = if self.rng.bernoulli(self.loss_rate) {
             self.stats.drops[DropReason::RandomLoss as usize] += 1;
-            let p = self.fifo.remove(i).expect("the packet in service");
+            let p = self.fifo.remove(i);
             Err((p, DropReason::RandomLoss))
         } else if in_order {
             // It stays where it is: the packets before it are on the wire too.
@@ -255,7 +256,7 @@ impl LinkDir {
             Ok(OnWire::Next)
         } else {
             // Arrivals in any order: nothing stays on the wire in the ring (`on_wire` is 0).
-            let p = self.fifo.remove(i).expect("the packet in service");
+            let p = self.fifo.remove(i);
             let slot = match self.free_slots.pop() {
                 Some(s) => {
                     self.wire_slots[s as usize] = Some(p);
