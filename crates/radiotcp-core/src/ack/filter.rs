@@ -175,6 +175,53 @@ pub fn t_opt(
     Ok((whole.min(u32::MAX as f64) as u32).max(1))
 }
 
+/// [`t_opt`] for one segment size, its divisor checked and converted once: Hybrid(opt)
+/// recomputes T_opt for every UE with downlink data in every TTI, where the checks, the
+/// `Result` and the software `ceil` (no rounding instruction in the baseline x86-64 the
+/// crate is built for) cost more than the division itself. The same value, bit for bit.
+#[derive(Debug, Clone, Copy)]
+pub struct TOptRule {
+    per_ack: f64,
+    rounding: TOptRounding,
+}
+
+impl TOptRule {
+    pub fn new(
+        segment_bytes: u32,
+        header_bytes: u32,
+        rounding: TOptRounding,
+    ) -> Result<Self, ParamError> {
+        // n_ack's own checks, on a valid S_TBS.
+        n_ack(0.0, segment_bytes, header_bytes)?;
+        let per_ack =
+            (u64::from(segment_bytes) + u64::from(header_bytes)) * u64::from(SEGMENTS_PER_ACK);
+        Ok(Self {
+            per_ack: per_ack as f64,
+            rounding,
+        })
+    }
+
+    /// T_opt for an average TBS of `s_tbs_bytes` octets (finite, non-negative).
+    pub fn t_opt(&self, s_tbs_bytes: f64) -> u32 {
+        assert!(
+            s_tbs_bytes.is_finite() && s_tbs_bytes >= 0.0,
+            "a finite TBS, not {s_tbs_bytes}"
+        );
+        let n = s_tbs_bytes / self.per_ack;
+        match self.rounding {
+            TOptRounding::Ceil => {
+                if n >= u32::MAX as f64 {
+                    return u32::MAX;
+                }
+                // 0 <= n < 2^32: truncation then one up unless n was whole is ceil(n).
+                let t = n as u32;
+                (t + u32::from((t as f64) < n)).max(1)
+            }
+            TOptRounding::Nearest => (n.round().min(u32::MAX as f64) as u32).max(1),
+        }
+    }
+}
+
 /// The threshold T the paper means by a Hybrid/Active "discard ratio" (§II.A: ratio =
 /// 1 - T/100, with T = 1 "defined as 1.0"), so ratio 0.94 is T = 6 and ratio 0 is T = 100.
 /// (The paper's "ratio = 0.96 (i.e. T = 6)" contradicts its own rule; lte-cell.md §0 reads
@@ -957,6 +1004,31 @@ mod tests {
                 .iter()
                 .find(|q| q.flow == p.flow && is_pure_ack(q))
                 .is_some_and(|q| q.seq > p.seq)
+    }
+
+    #[test]
+    fn the_t_opt_rule_equals_t_opt() {
+        let whole = [0.0, 1.0, 1219.0, 2438.0, 2439.0, 4876.0, 1e12, 1e300];
+        for rounding in [TOptRounding::Ceil, TOptRounding::Nearest] {
+            for seg in [1, 1448, 1460, 1500] {
+                let rule = TOptRule::new(seg, S_HEADER_BYTES, rounding).unwrap();
+                let per_ack = f64::from(2 * (seg + S_HEADER_BYTES));
+                let mut xs: Vec<f64> = whole.to_vec();
+                // Each multiple of the divisor and its neighbours (ceil's and round's edges).
+                for k in 0..200u32 {
+                    let x = per_ack * f64::from(k) * 0.5;
+                    xs.extend([x, x.next_up(), x.next_down().max(0.0)]);
+                }
+                xs.extend((0..2000).map(|i| f64::from(i) * 13.37));
+                for x in xs {
+                    assert_eq!(
+                        rule.t_opt(x),
+                        t_opt(x, seg, S_HEADER_BYTES, rounding).unwrap(),
+                        "S_TBS {x}, segment {seg}, {rounding:?}"
+                    );
+                }
+            }
+        }
     }
 
     proptest! {

@@ -28,7 +28,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::Arc;
 
-use crate::ack::filter::{is_pure_ack, t_opt, AckFilter, TOptRounding, S_HEADER_BYTES};
+use crate::ack::filter::{is_pure_ack, AckFilter, TOptRule, S_HEADER_BYTES};
 use crate::config::{self, LteConfig, ScenarioConfig};
 use crate::engine::{stream, to_millis, to_secs, RngStream, Time};
 use crate::net::host_of_flow;
@@ -426,8 +426,7 @@ pub struct LteNode {
     sr_grant_bytes: u32,
     /// PDCP header + one LI: what an SDU adds in the DL scheduler's estimate.
     per_sdu: u32,
-    segment_bytes: u32,
-    rounding: TOptRounding,
+    t_opt_rule: TOptRule,
     hybrid_opt: bool,
     /// UE u is host `first_host + u`; flows are numbered UE by UE, `flows_per_ue` each.
     first_host: HostId,
@@ -719,8 +718,12 @@ impl LteNode {
             // What a full-size SDU adds (LTE: its PDCP header and one LI).
             per_sdu: (rat.rlc.sdu_cost(cfg.tcp.packet_size_bytes)
                 - u64::from(cfg.tcp.packet_size_bytes)) as u32,
-            segment_bytes: c.ack_filter.segment_bytes.unwrap_or(mss),
-            rounding: c.t_opt_rounding(),
+            t_opt_rule: TOptRule::new(
+                c.ack_filter.segment_bytes.unwrap_or(mss),
+                S_HEADER_BYTES,
+                c.t_opt_rounding(),
+            )
+            .expect("a segment of at least 1 octet"),
             hybrid_opt: c.ack_filter.scheme == config::AckFilterKind::HybridOpt,
             first_host,
             flows_per_ue: cfg.flows.count,
@@ -1541,8 +1544,7 @@ impl LteNode {
         ue.s_tbs_n += 1;
         if self.hybrid_opt {
             let s_tbs = ue.s_tbs_sum / ue.s_tbs_n as f64;
-            let t = t_opt(s_tbs, self.segment_bytes, S_HEADER_BYTES, self.rounding)
-                .expect("a finite TBS");
+            let t = self.t_opt_rule.t_opt(s_tbs);
             if t != ue.t_opt {
                 ue.t_opt = t;
                 ue.filter.set_t_opt(t);
