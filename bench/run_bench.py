@@ -133,17 +133,21 @@ def one_cpu() -> Iterator[None]:
     radiotcp at times (measured: the same run pinned to vCPU 0 took 6.3 ms and on vCPU 1 4.1
     ms, then the reverse minutes later; a spin loop is the same on both), so two sides
     measured on different vCPUs compare the vCPUs. Does nothing where affinity is unknown."""
-    if not _can_pin():
+    if not hasattr(os, "sched_setaffinity"):
         yield
         return
+    before = os.sched_getaffinity(0)
     try:
         # Field 39 of /proc/self/stat: the CPU this process last ran on.
         cpu = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[36])
+        os.sched_setaffinity(0, {cpu})
     except (OSError, ValueError, IndexError):
         yield
         return
-    with _on_cpu(cpu):
+    try:
         yield
+    finally:
+        os.sched_setaffinity(0, before)
 
 
 def ratio_cells(ratios: Sequence[float]) -> tuple[str, str]:
@@ -1245,21 +1249,6 @@ def _cpu_s(who: int = 0) -> float:
     return r.ru_utime + r.ru_stime
 
 
-def _can_pin() -> bool:
-    return hasattr(os, "sched_setaffinity") and hasattr(os, "sched_getaffinity")
-
-
-@contextlib.contextmanager
-def _on_cpu(cpu: int) -> Iterator[None]:
-    """This process pinned to `cpu` (its former affinity restored after)."""
-    before = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {cpu})
-    try:
-        yield
-    finally:
-        os.sched_setaffinity(0, before)
-
-
 def _timed_sweep(
     spec: SweepSpec, rdir: Path, client: object = None, **how: object
 ) -> tuple[float, int, float, float, float, int]:
@@ -1330,12 +1319,6 @@ def sweep_section(console: Console, rounds: int = 3) -> None:
         "one process": {"jobs": 1},
         f"local pool, {SWEEP_WORKERS} cores": {"jobs": SWEEP_WORKERS},
     }
-    # One process pinned to each of the first SWEEP_WORKERS CPUs: the pool's baseline is what
-    # those CPUs do alone, added up. This VM's two vCPUs differ by up to 1.6x for the
-    # simulator at times (docs/ns3-comparison.md, "Rounds, on one vCPU"), and against twice
-    # the best unpinned run (the faster vCPU's) the pool could then reach 83 % at most.
-    cpus = sorted(os.sched_getaffinity(0))[:SWEEP_WORKERS] if _can_pin() else []
-    pinned = {f"one process, CPU {c}": c for c in cpus} if len(cpus) == SWEEP_WORKERS else {}
     dask_mode = f"Dask, {SWEEP_WORKERS} workers"
     modes: dict[str, dict[str, object]] = {**local, dask_mode: {"cluster": True}}
     sweeps = [(label, *_recipe_sweep(name)) for label, name in SWEEPS]
@@ -1354,9 +1337,6 @@ def sweep_section(console: Console, rounds: int = 3) -> None:
         for label, spec, rdir in sweeps:
             for mode, how in local.items():
                 keep(label, mode, _timed_sweep(spec, rdir, **how))
-            for mode, cpu in pinned.items():
-                with _on_cpu(cpu):
-                    keep(label, mode, _timed_sweep(spec, rdir, jobs=1))
         with _dask_client(sweeps) as client:
             for label, spec, rdir in sweeps:
                 keep(label, dask_mode, _timed_sweep(spec, rdir, client, cluster=client))
@@ -1373,25 +1353,17 @@ def sweep_section(console: Console, rounds: int = 3) -> None:
         "chunks",
         "efficiency",
         "target",
-        "x one process",
     )
     for col in cols:
         t.add_column(col, justify="right")
     rows = []
     for label, _spec, _rdir in sweeps:
         one_wall, runs, _, one_cpu, _, _ = best[(label, "one process")]
-        # Runs per second of the CPUs alone, added up (else twice the one-process rate).
-        alone = (
-            sum(runs / best[(label, m)][0] for m in pinned)
-            if pinned
-            else SWEEP_WORKERS * runs / one_wall
-        )
-        for mode, how in {**modes, **{m: {"jobs": 1} for m in pinned}}.items():
+        for mode, how in modes.items():
             wall, runs, core, cpu, sim_cpu, chunks = best[(label, mode)]
             over = statistics.median(overhead[(label, mode)])
             workers = 1 if how.get("jobs") == 1 else SWEEP_WORKERS
-            eff = (runs / wall) / alone
-            eff_one = (runs / wall) / (workers * runs / one_wall)
+            eff = (runs / wall) / (workers * runs / one_wall)
             rows.append(
                 {
                     "sweep": label,
@@ -1405,8 +1377,7 @@ def sweep_section(console: Console, rounds: int = 3) -> None:
                     "simulation_cpu_s": sim_cpu,
                     "overhead_cpu_ms_per_run": 1e3 * over,
                     "chunks": chunks,
-                    "efficiency": eff if workers > 1 else None,
-                    "efficiency_vs_one_process": eff_one if workers > 1 else None,
+                    "efficiency": eff,
                 }
             )
             parallel = workers > 1
@@ -1421,18 +1392,10 @@ def sweep_section(console: Console, rounds: int = 3) -> None:
                 str(chunks),
                 f"{100 * eff:.0f}%" if parallel else "",
                 ("" if eff >= 0.85 else "missed ") + ">= 85%" if parallel else "",
-                f"{100 * eff_one:.0f}%" if parallel else "",
             )
     console.print(t)
     console.print(
-        (
-            "efficiency = runs/s / (runs/s of one process pinned to each of the "
-            f"{SWEEP_WORKERS} CPUs, added up); x one process = runs/s / (workers x runs/s "
-            "of the best unpinned one-process run); "
-            if pinned
-            else "efficiency = runs/s / (workers x runs/s in one process); "
-        )
-        + "wall from the call to the "
+        "efficiency = runs/s / (workers x runs/s in one process); wall from the call to the "
         "returned result (planning and store writes included); CPU s: "
         "of every process that worked on the sweep (x that of one process: the parallel "
         "overhead, which the load of other sessions changes much less than the wall time); "
