@@ -308,7 +308,8 @@ mod tests {
     use super::*;
     use crate::packet::PacketKind;
 
-    fn pkt(seq: u64) -> Packet {
+    /// A 1000-byte data packet (also the ring's tests' packet).
+    pub(super) fn pkt(seq: u64) -> Packet {
         Packet {
             flow: 0,
             kind: PacketKind::Data,

@@ -102,22 +102,8 @@ impl Ring {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::PacketKind;
+    use crate::link::tests::pkt;
     use std::collections::VecDeque;
-
-    fn pkt(seq: u64) -> Packet {
-        Packet {
-            flow: 0,
-            kind: PacketKind::Data,
-            dst: 0,
-            seq,
-            len: 960,
-            size: 1000,
-            rwnd: 0,
-            sent_at: 0,
-            opt: Default::default(),
-        }
-    }
 
     /// Against `VecDeque` across wraps, growths and removals.
     #[test]
