@@ -103,8 +103,8 @@ def interleaved(
     it. About `repeats` radiotcp runs in all, spread over `rounds` rounds (all in a row
     without ns-3).
 
-    Why rounds: this 2-vCPU VM's speed swings by up to 2x within minutes for branchy,
-    memory-bound code (a spin loop stays steady), and radiotcp's runs of a few ms were all
+    Why rounds: this 2-vCPU VM's speed swings by up to 2x within minutes for radiotcp's
+    code, less for ns-3's (a spin loop stays steady), and radiotcp's runs of a few ms were all
     taken within a fraction of a second, ns-3's later: a ratio of two medians taken seconds
     apart moved between 95x and 198x from one bench run to the next. Within a round both
     sides meet the same machine, and the median of the rounds' ratios keeps the spread out.
