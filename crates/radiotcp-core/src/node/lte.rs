@@ -226,7 +226,10 @@ struct Ue {
     /// Hybrid(opt): Σ whole-band TBS over the TTIs the UE had downlink data (eq. (1)'s
     /// S_TBS).
     s_tbs_sum: f64,
-    s_tbs_n: u64,
+    /// Their count, as a float: it is read once per UE and TTI in a division, and u64 -> f64
+    /// is a multi-instruction sequence on baseline x86-64. Whole numbers below 2^53 are exact
+    /// in an f64, so the quotient is the one the integer count gave.
+    s_tbs_n: f64,
     // eNB side, uplink: what it believes the UE has; the UE side's MAC bookkeeping.
     ul_need: u64,
     sector: usize,
@@ -634,7 +637,7 @@ impl LteNode {
                 mac_dirty: true,
                 timer_at: None,
                 s_tbs_sum: 0.0,
-                s_tbs_n: 0,
+                s_tbs_n: 0.0,
                 t_opt: 1,
                 st: UeCounters::default(),
                 occupancy: Occupancy::default(),
@@ -1541,9 +1544,9 @@ impl LteNode {
         let ue = &mut self.ues[u as usize];
         let tbs = self.whole_band_tbs[mcs as usize];
         ue.s_tbs_sum += tbs as f64;
-        ue.s_tbs_n += 1;
+        ue.s_tbs_n += 1.0;
         if self.hybrid_opt {
-            let s_tbs = ue.s_tbs_sum / ue.s_tbs_n as f64;
+            let s_tbs = ue.s_tbs_sum / ue.s_tbs_n;
             let t = self.t_opt_rule.t_opt(s_tbs);
             if t != ue.t_opt {
                 ue.t_opt = t;
@@ -1922,8 +1925,8 @@ impl LteNode {
                 goodput_kbps: 0.0,
                 dl_mean_mcs: ratio(st.dl_mcs_sum, st.dl_new_tbs),
                 dl_mean_tbs_bytes: ratio(st.dl_tbs_sum, st.dl_new_tbs),
-                s_tbs_bytes: if ue.s_tbs_n > 0 {
-                    ue.s_tbs_sum / ue.s_tbs_n as f64
+                s_tbs_bytes: if ue.s_tbs_n > 0.0 {
+                    ue.s_tbs_sum / ue.s_tbs_n
                 } else {
                     f64::NAN
                 },
