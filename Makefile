@@ -50,6 +50,7 @@ lint: $(DEPS_STAMP)
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(BIN)/ruff check python tests $(BENCH_PY)
 	$(BIN)/ruff format --check python tests
+	$(BIN)/mypy
 
 # The Rust configuration types are the one declaration of every key: the typed Python classes
 # and the docs key table are generated from their schema (_core.config_schema()).

@@ -28,7 +28,7 @@ def plain(v: Any) -> Any:
 class Table:
     """A table of a resolved scenario: its keys as attributes, in declaration order."""
 
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
 
     def _items(self) -> Iterator[tuple[str, Any]]:
         for k in self.__slots__:

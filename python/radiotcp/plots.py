@@ -138,8 +138,9 @@ def _n_of(value: Any) -> int | None:
     else:
         n = None
     # n = 0: no run had the metric (nothing drawn, nothing to state).
-    ok = isinstance(n, int | float) and not isinstance(n, bool) and n > 0
-    return int(n) if ok else None
+    if isinstance(n, int | float) and not isinstance(n, bool) and n > 0:
+        return int(n)
+    return None
 
 
 def ci_note(points: Sequence[Mapping[str, Any]], metrics: Sequence[str]) -> str:
@@ -149,8 +150,8 @@ def ci_note(points: Sequence[Mapping[str, Any]], metrics: Sequence[str]) -> str:
     ns = {n for p in points for m in metrics if (n := _n_of(p.get(m))) is not None}
     if not ns:
         return ""
-    n = f"{min(ns)}" if len(ns) == 1 else f"{min(ns)}-{max(ns)}"
-    return f"error bars: 90 % Student-t confidence intervals over n = {n} runs per point"
+    runs = f"{min(ns)}" if len(ns) == 1 else f"{min(ns)}-{max(ns)}"
+    return f"error bars: 90 % Student-t confidence intervals over n = {runs} runs per point"
 
 
 def _caption(fig: Figure, note: str) -> None:
@@ -193,10 +194,12 @@ def _draw_metric(
         if not math.isfinite(mean):
             continue
         # A baseline without the group key (the same for every line) is one grey line.
-        per_group = group is not None and group in b
-        g = b.get(group) if per_group else None
-        color = f"C{order.index(g) % 10}" if per_group and g in order else "0.4"
-        label = f"{baseline_label}, {label_for(group)} = {g}" if per_group else baseline_label
+        color, label = "0.4", baseline_label
+        if group is not None and group in b:
+            g = b[group]
+            if g in order:
+                color = f"C{order.index(g) % 10}"
+            label = f"{baseline_label}, {label_for(group)} = {g}"
         ax.axhline(mean, color=color, linestyle="--", linewidth=1.0, alpha=0.8, label=label)
     for i, g in enumerate(order):
         pts = sorted(groups[g], key=lambda p: _sort_key(p[x]))
@@ -250,7 +253,9 @@ def plot_metric_vs_param(
         FigureCanvasAgg(fig)
         ax = fig.add_subplot()
     else:
-        fig = ax.get_figure(root=True)
+        root = ax.get_figure(root=True)
+        assert root is not None, "an Axes drawn into belongs to a figure"
+        fig = root
     n_groups = _draw_metric(ax, points, x, metric, group, baseline, baseline_label)
     ax.set_xlabel(xlabel if xlabel is not None else label_for(x))
     ax.set_ylabel(ylabel if ylabel is not None else label_for(metric))

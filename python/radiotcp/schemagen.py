@@ -120,7 +120,7 @@ class _Gen:
             if "const" in s:
                 out = (f"Literal[{json.dumps(s['const'])}]", "$V")
             else:
-                out = (scalar.get(base, "Any"), "$V")
+                out = (scalar.get(str(base), "Any"), "$V")
         if nullable:
             conv = out[1] if out[1] == "$V" else f"None if $V is None else {out[1]}"
             return f"{out[0]} | None", conv

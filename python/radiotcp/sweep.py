@@ -935,21 +935,21 @@ def run_sweeps(
     )
     with termination_raises():
         try:
-            for batch in results:
+            for finished in results:
                 rows = []
-                for key, metrics, wall, cpu in batch:
+                for key, metrics, wall, cpu in finished:
                     p, r, version = todo[key]
                     h = config_hash[p.config_json]
                     rows.append((key, h, p.seed, r, version, metrics, wall))
                     scale.add(estimated[key], cpu + RUN_OVERHEAD_S)
                     out.cpu_time_s += cpu
                 store.put_runs(rows)
-                out.computed += len(batch)
+                out.computed += len(finished)
                 out.chunks += 1
                 if progress is not None:
                     progress(out.stored + out.computed, out.runs)
                 if complete is not None:
-                    for key, *_ in batch:
+                    for key, *_ in finished:
                         for i in needed_by[key]:
                             missing[i] -= 1
                             if missing[i] == 0:

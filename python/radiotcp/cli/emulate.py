@@ -303,7 +303,7 @@ def cmd_emulate(args: argparse.Namespace, out: Console, err: Console) -> int:
         }
         try:
             args.traces.parent.mkdir(parents=True, exist_ok=True)
-            np.savez_compressed(args.traces, **arrays)
+            np.savez_compressed(args.traces, allow_pickle=False, **arrays)
         except OSError as e:
             raise ConfigError("--traces", str(args.traces), f"a writable file ({e})") from None
     if args.json:

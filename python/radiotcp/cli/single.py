@@ -587,7 +587,7 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise ConfigError("--max-events", str(args.max_events), "an integer >= 0 (0 = no limit)")
     if not (math.isfinite(args.max_wall_s) and args.max_wall_s >= 0):
         raise ConfigError("--max-wall-s", str(args.max_wall_s), "a number >= 0 (0 = no limit)")
-    budget = {
+    budget: dict[str, Any] = {
         "max_events": args.max_events or None,
         "max_wall_s": args.max_wall_s or None,
     }
