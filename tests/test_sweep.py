@@ -501,6 +501,26 @@ def test_chunks_by_cost_take_the_runs_in_order_and_shrink_towards_the_end():
     assert len(next(_chunks_by_cost(even, 2, scale, 0.0005))) == 50
 
 
+def test_the_last_chunks_are_an_equal_share_each_once_the_floor_exceeds_it():
+    """The floor of 10 x a dispatch's cost (on Dask, 90 runs of 0.56 ms here) does not leave
+    the end of a sweep to one worker: once it exceeds an equal share of what is left, what
+    is left goes as one chunk per worker (before: 90 and 33, one worker idle meanwhile)."""
+    from radiotcp.sweep import _chunks, _chunks_by_cost, _RunTime, _Scale
+
+    sizes = [len(c) for c in _chunks(iter(range(720)), 720, 2, _RunTime(0.00056), 0.005)]
+    assert sizes == [180, 135, 102, 90, 90, 62, 61]
+    # Guided sizes above the floor (90) and CHUNK_MAX_S (3,571 runs) are untouched.
+    assert [len(c) for c in _chunks(iter(range(720)), 720, 2, _RunTime(0.00056), 0.0005)][:4] == [
+        180,
+        135,
+        102,
+        76,
+    ]
+    # By cost: 200 runs of 1 ms, floor 80 ms: 80, then 60 and 60 (before: 80, 80, 40).
+    tasks = [((f"k{i}", "{}", 1, i), 0.001) for i in range(200)]
+    assert [len(c) for c in _chunks_by_cost(tasks, 2, _Scale(), 0.008)] == [80, 60, 60]
+
+
 def test_points_of_some_metrics_are_those_of_all_metrics(tmp_path):
     with Store(tmp_path / "s.sqlite") as st:
         res = run_sweep(spec(runs=2), REPO, st, jobs=1)

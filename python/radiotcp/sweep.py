@@ -516,14 +516,24 @@ def _chunks(
     while the others idle. ``run_s`` is a run's cost (estimated, then measured: read as
     each chunk is made) and ``task_s`` what a chunk costs to hand out: a chunk holds at
     least 10 x ``task_s`` of work (its dispatch then costs at most a tenth) and at most
-    CHUNK_MAX_S."""
+    CHUNK_MAX_S. Once that floor exceeds an equal share of what is left, what is left goes
+    in equal chunks, one per worker."""
     it = iter(tasks)
     left = total
+    workers = max(1, workers)
+    final = 0
     while True:
         one = run_s.seconds
         smallest = max(1, math.ceil(10 * task_s / one))
         largest = max(smallest, math.floor(CHUNK_MAX_S / one))
-        size = min(largest, max(smallest, math.ceil(left / (2 * max(1, workers)))))
+        # Near the end the floor made one big last chunk: in the 720-run wired sweep on a
+        # Dask cluster of 2 workers (floor 89 runs, some 40 ms), the last 95 runs went as 89
+        # and 6, and one worker idled for 30 ms, a seventh of the sweep, while the other ran
+        # the 89. Split into one chunk per worker (48 and 47), they take as many dispatches
+        # and end together.
+        if not final and left <= workers * smallest:
+            final = max(1, math.ceil(left / workers))
+        size = final or min(largest, max(smallest, math.ceil(left / (2 * workers))))
         chunk = list(itertools.islice(it, size))
         if not chunk:
             return
@@ -829,12 +839,17 @@ def _chunks_by_cost(
     the runs of several sweeps differ a hundredfold): big chunks of the long runs first,
     ever smaller ones towards the end, of at least 10 x ``task_s`` and at most CHUNK_MAX_S
     of work (as :func:`_chunks`; a run longer than that is a chunk alone), the costs
-    converted to seconds by ``scale`` as each chunk is made."""
+    converted to seconds by ``scale`` as each chunk is made; the last ones an equal share of
+    what is left each, once the floor exceeds it (as :func:`_chunks`)."""
     left = sum(c for _, c in tasks)
     i, n = 0, len(tasks)
+    workers = max(1, workers)
+    final = 0.0
     while i < n:
         f = scale.factor
-        target = min(CHUNK_MAX_S, max(10 * task_s, f * left / (2 * max(1, workers))))
+        if not final and f * left <= workers * 10 * task_s:
+            final = f * left / workers
+        target = final or min(CHUNK_MAX_S, max(10 * task_s, f * left / (2 * workers)))
         chunk: list[Task] = []
         work = 0.0
         # At most the target (a relative 1e-9 allowed for rounding), at least one run.
