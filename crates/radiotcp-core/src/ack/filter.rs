@@ -220,6 +220,49 @@ impl TOptRule {
             TOptRounding::Nearest => (n.round().min(u32::MAX as f64) as u32).max(1),
         }
     }
+
+    /// The S_TBS values, as the closed range `[lo, hi]` of finite non-negative floats, that
+    /// give the same T_opt as `s_tbs_bytes` (finite, non-negative). T_opt is non-decreasing
+    /// in S_TBS (a correctly rounded division by a positive constant, then ceil or round,
+    /// then a clamp, each non-decreasing), so those values are one range; and non-negative
+    /// floats order as their bit patterns, so each end is a bisection over the bits, 64
+    /// evaluations of [`TOptRule::t_opt`] at most. A caller whose S_TBS stays in the range
+    /// knows T_opt without working it out (Hybrid(opt) asks once per UE and TTI; T_opt
+    /// changes far more rarely).
+    pub fn t_opt_span(&self, s_tbs_bytes: f64) -> (f64, f64) {
+        let t = self.t_opt(s_tbs_bytes);
+        let same = |bits: u64| self.t_opt(f64::from_bits(bits)) == t;
+        // Each end: `same(yes)` holds and `same(no)` does not, until they are neighbours.
+        let lo = if same(0) {
+            0
+        } else {
+            let (mut no, mut yes) = (0, s_tbs_bytes.to_bits());
+            while yes - no > 1 {
+                let mid = no + (yes - no) / 2;
+                if same(mid) {
+                    yes = mid;
+                } else {
+                    no = mid;
+                }
+            }
+            yes
+        };
+        let hi = if same(f64::MAX.to_bits()) {
+            f64::MAX.to_bits()
+        } else {
+            let (mut yes, mut no) = (s_tbs_bytes.to_bits(), f64::MAX.to_bits());
+            while no - yes > 1 {
+                let mid = yes + (no - yes) / 2;
+                if same(mid) {
+                    yes = mid;
+                } else {
+                    no = mid;
+                }
+            }
+            yes
+        };
+        (f64::from_bits(lo), f64::from_bits(hi))
+    }
 }
 
 /// The threshold T the paper means by a Hybrid/Active "discard ratio" (§II.A: ratio =
@@ -1059,6 +1102,33 @@ mod tests {
                         rule.t_opt(x),
                         t_opt(x, seg, S_HEADER_BYTES, rounding).unwrap(),
                         "S_TBS {x}, segment {seg}, {rounding:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The span is exact: T_opt is the same at both ends and differs just outside them.
+    #[test]
+    fn the_t_opt_span_is_the_range_of_equal_t_opt() {
+        for rounding in [TOptRounding::Ceil, TOptRounding::Nearest] {
+            for seg in [1, 1448, 1500] {
+                let rule = TOptRule::new(seg, S_HEADER_BYTES, rounding).unwrap();
+                let per_ack = f64::from(2 * (seg + S_HEADER_BYTES));
+                let mut xs = vec![0.0, 1.0, 1e12, 1e300, f64::MAX];
+                for k in 0..40u32 {
+                    let x = per_ack * f64::from(k) * 0.5;
+                    xs.extend([x, x.next_up(), x.next_down().max(0.0), x + 0.3 * per_ack]);
+                }
+                for x in xs {
+                    let t = rule.t_opt(x);
+                    let (lo, hi) = rule.t_opt_span(x);
+                    assert!(lo <= x && x <= hi, "{x} outside [{lo}, {hi}]");
+                    assert_eq!((rule.t_opt(lo), rule.t_opt(hi)), (t, t), "S_TBS {x}");
+                    assert!(lo == 0.0 || rule.t_opt(lo.next_down()) != t, "below {lo}");
+                    assert!(
+                        hi == f64::MAX || rule.t_opt(hi.next_up()) != t,
+                        "above {hi}"
                     );
                 }
             }

@@ -431,6 +431,10 @@ pub struct LteNode {
     per_sdu: u32,
     t_opt_rule: TOptRule,
     hybrid_opt: bool,
+    /// Hybrid(opt), per UE: the S_TBS range over which T_opt stays the UE's `t_opt`
+    /// (`TOptRule::t_opt_span`); empty until the first sample. Beside the UEs, as `mac_wake`,
+    /// so that the UE keeps its cache-line layout.
+    t_opt_span: Vec<(f64, f64)>,
     /// UE u is host `first_host + u`; flows are numbered UE by UE, `flows_per_ue` each.
     first_host: HostId,
     flows_per_ue: u32,
@@ -728,6 +732,7 @@ impl LteNode {
             )
             .expect("a segment of at least 1 octet"),
             hybrid_opt: c.ack_filter.scheme == config::AckFilterKind::HybridOpt,
+            t_opt_span: vec![(f64::INFINITY, f64::NEG_INFINITY); n],
             first_host,
             flows_per_ue: cfg.flows.count,
             ues,
@@ -1547,6 +1552,13 @@ impl LteNode {
         ue.s_tbs_n += 1.0;
         if self.hybrid_opt {
             let s_tbs = ue.s_tbs_sum / ue.s_tbs_n;
+            // The average moves a little each TTI and T_opt changes rarely: worked out (with
+            // its new range) only once S_TBS leaves the range where it was the same.
+            let span = &mut self.t_opt_span[u as usize];
+            if span.0 <= s_tbs && s_tbs <= span.1 {
+                return;
+            }
+            *span = self.t_opt_rule.t_opt_span(s_tbs);
             let t = self.t_opt_rule.t_opt(s_tbs);
             if t != ue.t_opt {
                 ue.t_opt = t;

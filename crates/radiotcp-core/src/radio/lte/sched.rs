@@ -105,9 +105,8 @@ pub struct PfScheduler {
     /// Scratch: each candidate's [`order_key`], reused every TTI.
     order: Vec<u128>,
     /// Scratch per candidate: R̄ decayed to this TTI (worked out once for the metric and
-    /// reused by the update, a power per candidate saved) and the block it was granted.
+    /// reused by a served UE's update, a power per candidate saved).
     avg_now: Vec<f64>,
-    served: Vec<Option<u32>>,
     /// (1 − 1/t_c)^d for d < [`DECAY_TABLE`], each the very `powi` that `avg_bps` would
     /// take (an uplink candidate is seen once per PUSCH slot, d > 1 every time).
     decay: Vec<f64>,
@@ -135,7 +134,6 @@ impl PfScheduler {
             updated: vec![0; ues],
             order: Vec::with_capacity(ues),
             avg_now: Vec::with_capacity(ues),
-            served: Vec::with_capacity(ues),
             decay: {
                 let keep = 1.0 - 1.0 / p.t_c;
                 // `black_box`: the exponent stays a run-time value, as in `avg_bps`, so
@@ -201,10 +199,9 @@ impl PfScheduler {
                 n_prb,
                 tbs,
             });
-            self.served[k] = Some(tbs);
+            self.serve(k, c.ue, tbs);
             left -= n_prb;
         }
-        self.update(tti, candidates);
     }
 
     /// [`PfScheduler::schedule_kind`] in a full downlink TTI.
@@ -220,39 +217,39 @@ impl PfScheduler {
     }
 
     /// The candidates' metrics at TTI `tti` on channel `ch` (0 PDSCH, 1 PUSCH) into `order`,
-    /// their R̄ then into `avg_now`, none served yet.
+    /// their R̄ then into `avg_now`; and each candidate's R̄ after the TTI as if unserved,
+    /// (R̄ decayed) · (1 − 1/t_c), which [`PfScheduler::serve`] corrects for the served ones.
+    /// The unserved update is R̄·keep + 0/t_c, and adding +0.0 to a non-negative product
+    /// leaves it as it is: the same bits as a second pass over the candidates after the
+    /// allocation, at the TTI's one read of each UE's R̄ (most candidates are not served).
     fn rank(&mut self, ch: usize, tti: u64, candidates: &[Candidate]) {
-        // Each list in one pass of its own: an exact-size `extend` writes without a
-        // capacity check per element, three `push`es per candidate made three.
+        let keep = 1.0 - 1.0 / self.p.t_c;
         let mut avg_now = std::mem::take(&mut self.avg_now);
+        let mut order = std::mem::take(&mut self.order);
+        // One pass, each list written at an exact size (no capacity check per element).
         avg_now.clear();
-        avg_now.extend(candidates.iter().map(|c| self.avg_bps(c.ue, tti)));
-        let rate = &self.full_rate[ch];
-        self.order.clear();
-        self.order.extend(
-            candidates
-                .iter()
-                .zip(&avg_now)
-                .enumerate()
-                .map(|(k, (c, &avg))| order_key(rate[c.mcs as usize] / avg, k)),
-        );
+        avg_now.resize(candidates.len(), 0.0);
+        order.clear();
+        order.extend(candidates.iter().zip(avg_now.iter_mut()).enumerate().map(
+            |(k, (c, slot))| {
+                let avg = self.avg_bps(c.ue, tti);
+                let i = c.ue as usize;
+                self.avg_bps[i] = avg * keep;
+                self.updated[i] = tti + 1;
+                *slot = avg;
+                order_key(self.full_rate[ch][c.mcs as usize] / avg, k)
+            },
+        ));
+        self.order = order;
         self.avg_now = avg_now;
-        self.served.clear();
-        self.served.resize(candidates.len(), None);
     }
 
-    /// R̄ of the candidates after TTI `tti`: decayed to it, plus what they got (`served`).
-    /// The others decay lazily; a served UE is always a candidate.
-    fn update(&mut self, tti: u64, candidates: &[Candidate]) {
+    /// Candidate `k` (UE `ue`) is served a block of `tbs` octets this TTI: its R̄ after the
+    /// TTI is the decayed one times (1 − 1/t_c) plus what it got over t_c.
+    fn serve(&mut self, k: usize, ue: u32, tbs: u32) {
         let keep = 1.0 - 1.0 / self.p.t_c;
-        // Zipped: the per-candidate lists without an index to bound-check.
-        let now = candidates.iter().zip(&self.avg_now).zip(&self.served);
-        for ((c, &avg), served) in now {
-            let i = c.ue as usize;
-            let got = served.map_or(0.0, |tbs| tbs as f64 * 8.0 / self.p.tti_s);
-            self.avg_bps[i] = avg * keep + got / self.p.t_c;
-            self.updated[i] = tti + 1;
-        }
+        let got = tbs as f64 * 8.0 / self.p.tti_s;
+        self.avg_bps[ue as usize] = self.avg_now[k] * keep + got / self.p.t_c;
     }
 }
 
@@ -341,11 +338,10 @@ impl UlScheduler {
                         continue;
                     }
                     let a = grant(&c, n_prb);
-                    self.pf.served[k] = Some(a.tbs);
+                    self.pf.serve(k, c.ue, a.tbs);
                     out.push(a);
                     left -= n_prb;
                 }
-                self.pf.update(tti, candidates);
             }
             UlMode::RoundRobin { min_prb } => {
                 let share = (left / candidates.len() as u32).max(min_prb);
