@@ -250,9 +250,12 @@ impl TcpReceiver {
     /// out-of-order arrival), then the most recently reported others, none twice.
     fn fill_sack(&mut self, ack: u64, opt: &mut TcpOpts) {
         let mut kept = 0;
+        // The blocks reported so far, as absolute ranges.
+        let mut found = [(0u64, 0u64); MAX_SACK_BLOCKS];
+        let mut n = 0;
         for k in 0..self.n_recent {
             let p = self.recent[k];
-            if opt.nsack as usize == MAX_SACK_BLOCKS {
+            if n == MAX_SACK_BLOCKS {
                 // The option is full: keep the older points as they are (no lookup).
                 self.recent[kept] = p;
                 kept += 1;
@@ -261,19 +264,25 @@ impl TcpReceiver {
             if p < ack {
                 continue; // delivered in order since
             }
+            // Consecutive out-of-order arrivals mostly extend one block, so most points lie
+            // in a block already reported: held blocks are maximal, so that block is the
+            // one the lookup would find, and the point is kept without one.
+            if found[..n].iter().any(|&(s, e)| s <= p && p < e) {
+                self.recent[kept] = p;
+                kept += 1;
+                continue;
+            }
             let Some((s, e)) = self.data.ooo_block(p) else {
                 continue;
             };
             // Keep the point for later ACKs (compacting the list as we go).
             self.recent[kept] = p;
             kept += 1;
-            let n = opt.nsack as usize;
-            let block = ((s - ack) as u32, (e - ack) as u32);
-            if !opt.sack[..n].contains(&block) {
-                opt.sack[n] = block;
-                opt.nsack += 1;
-            }
+            found[n] = (s, e);
+            opt.sack[n] = ((s - ack) as u32, (e - ack) as u32);
+            n += 1;
         }
+        opt.nsack = n as u8;
         self.n_recent = kept;
     }
 
