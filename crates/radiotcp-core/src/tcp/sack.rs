@@ -168,6 +168,13 @@ impl Scoreboard {
     /// start of the SACKed range where, counting down from the top, either count is first
     /// reached. Returns 0 (nothing lost) when neither is reached.
     pub fn lost_below(&self, mss: u64) -> u64 {
+        self.lost_split(mss).0
+    }
+
+    /// [`Self::lost_below`], with the octets SACKed at or above the returned point (all of
+    /// them when it is 0): the count that walk sums on its way down, which `SetPipe()` needs
+    /// too.
+    pub fn lost_split(&self, mss: u64) -> (u64, u64) {
         let limit = (DUP_THRESH - 1) * mss;
         let mut octets = 0;
         let mut segments = 0;
@@ -177,10 +184,10 @@ impl Scoreboard {
             // segment boundaries fall every SMSS from 0 for a bulk sender.
             segments += (e - s).div_ceil(mss).max(1);
             if octets > limit || segments >= DUP_THRESH {
-                return s;
+                return (s, octets);
             }
         }
-        0
+        (0, self.sacked)
     }
 }
 
@@ -191,7 +198,8 @@ mod tests {
 
     proptest! {
         /// The scoreboard agrees with an octet-by-octet model under any sequence of SACK
-        /// blocks and cumulative ACKs: canonical blocks and the SACKed count.
+        /// blocks and cumulative ACKs: canonical blocks, the SACKed count, and the octets
+        /// `lost_split` reports above its point.
         #[test]
         fn scoreboard_matches_an_octetwise_model(
             steps in prop::collection::vec((0u64..60, 1u64..12, 0u64..4), 0..80),
@@ -221,6 +229,10 @@ mod tests {
                     prop_assert!(una <= bs && bs < be && be <= TOP);
                     prop_assert!(held[bs as usize..be as usize].iter().all(|&b| b));
                 }
+                let (lost, above) = sb.lost_split(4);
+                let model = held[lost as usize..].iter().filter(|&&b| b).count() as u64;
+                prop_assert_eq!(above, model);
+                prop_assert_eq!(lost, sb.lost_below(4));
             }
         }
     }
