@@ -161,6 +161,20 @@ impl Scoreboard {
         (b - a) - covered
     }
 
+    /// Octets SACKed below `b`. Every SACKed octet lies above SND.UNA (`update` clips the
+    /// blocks, `advance` trims them), so from SND.UNA this is [`Self::unsacked_in`]'s
+    /// complement without its search: the walk starts at the lowest block.
+    pub fn sacked_below(&self, b: u64) -> u64 {
+        let mut covered = 0;
+        for &(s, e) in &self.blocks {
+            if s >= b {
+                break;
+            }
+            covered += e.min(b) - s;
+        }
+        covered
+    }
+
     /// RFC 6675 `IsLost()`, for a whole flight at once: every unSACKed octet below the
     /// returned point is lost. `IsLost(seq)` is true when more than (DupThresh - 1) * SMSS
     /// octets above `seq` are SACKed, or DupThresh discontiguous SACKed sequences lie above
@@ -180,10 +194,15 @@ impl Scoreboard {
         let mut segments = 0;
         for &(s, e) in self.blocks.iter().rev() {
             octets += e - s;
+            if octets > limit {
+                return (s, octets);
+            }
             // A range of SACKed octets counts as the segments it holds (at least one):
-            // segment boundaries fall every SMSS from 0 for a bulk sender.
-            segments += (e - s).div_ceil(mss).max(1);
-            if octets > limit || segments >= DUP_THRESH {
+            // segment boundaries fall every SMSS from 0 for a bulk sender. Below the octet
+            // limit the range holds at most 2 SMSS, so that is one or two, without a
+            // division.
+            segments += if e - s > mss { 2 } else { 1 };
+            if segments >= DUP_THRESH {
                 return (s, octets);
             }
         }
@@ -198,8 +217,8 @@ mod tests {
 
     proptest! {
         /// The scoreboard agrees with an octet-by-octet model under any sequence of SACK
-        /// blocks and cumulative ACKs: canonical blocks, the SACKed count, and the octets
-        /// `lost_split` reports above its point.
+        /// blocks and cumulative ACKs: canonical blocks, the SACKed count, the octets
+        /// `lost_split` reports above its point, and those SACKed below any point.
         #[test]
         fn scoreboard_matches_an_octetwise_model(
             steps in prop::collection::vec((0u64..60, 1u64..12, 0u64..4), 0..80),
@@ -233,6 +252,11 @@ mod tests {
                 let model = held[lost as usize..].iter().filter(|&&b| b).count() as u64;
                 prop_assert_eq!(above, model);
                 prop_assert_eq!(lost, sb.lost_below(4));
+                for b in una..=TOP {
+                    let below = held[..b as usize].iter().filter(|&&x| x).count() as u64;
+                    prop_assert_eq!(sb.sacked_below(b), below);
+                    prop_assert_eq!(sb.unsacked_in(una, b), (b - una) - below);
+                }
             }
         }
     }

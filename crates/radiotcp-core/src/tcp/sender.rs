@@ -292,7 +292,9 @@ impl TcpSender {
         } else {
             una
         };
-        not_lost + sb.unsacked_in(una, rxt)
+        let retransmitted = (rxt - una) - sb.sacked_below(rxt);
+        debug_assert_eq!(retransmitted, sb.unsacked_in(una, rxt));
+        not_lost + retransmitted
     }
 
     pub fn cwnd(&self) -> u64 {
@@ -335,7 +337,11 @@ impl TcpSender {
     /// flight size, less what SACK blocks reported as received.
     pub fn in_flight(&self) -> u64 {
         if self.sack_on() {
-            self.sack.sb.unsacked_in(self.snd_una, self.snd_nxt)
+            // SND.UNA <= SND.NXT, and nothing below SND.UNA is SACKed.
+            let sb = &self.sack.sb;
+            let n = (self.snd_nxt - self.snd_una) - sb.sacked_below(self.snd_nxt);
+            debug_assert_eq!(n, sb.unsacked_in(self.snd_una, self.snd_nxt));
+            n
         } else {
             self.flight_size()
         }
