@@ -277,13 +277,24 @@ impl TcpSender {
     pub fn pipe(&self) -> u64 {
         let sb = &self.sack.sb;
         let una = self.snd_una;
-        let lost = sb.lost_below(self.p.mss as u64).max(una);
+        // Every SACKed octet lies in [SND.UNA, HighTx) (`Update()` clips the blocks to it and
+        // SND.UNA trims them), so the SACKed octets above the lost point are the ones the
+        // IsLost walk counted: the unSACKed ones there follow without a second walk.
+        let (lost, sacked_above) = sb.lost_split(self.p.mss as u64);
+        let lost = lost.max(una);
+        let not_lost = (self.high_tx - lost) - sacked_above;
+        debug_assert_eq!(
+            not_lost,
+            sb.unsacked_in(lost.min(self.high_tx), self.high_tx)
+        );
         let rxt = if self.in_recovery {
             self.sack.high_rxt.clamp(una, self.high_tx)
         } else {
             una
         };
-        sb.unsacked_in(lost.min(self.high_tx), self.high_tx) + sb.unsacked_in(una, rxt)
+        let retransmitted = (rxt - una) - sb.sacked_below(rxt);
+        debug_assert_eq!(retransmitted, sb.unsacked_in(una, rxt));
+        not_lost + retransmitted
     }
 
     pub fn cwnd(&self) -> u64 {
@@ -326,7 +337,11 @@ impl TcpSender {
     /// flight size, less what SACK blocks reported as received.
     pub fn in_flight(&self) -> u64 {
         if self.sack_on() {
-            self.sack.sb.unsacked_in(self.snd_una, self.snd_nxt)
+            // SND.UNA <= SND.NXT, and nothing below SND.UNA is SACKed.
+            let sb = &self.sack.sb;
+            let n = (self.snd_nxt - self.snd_una) - sb.sacked_below(self.snd_nxt);
+            debug_assert_eq!(n, sb.unsacked_in(self.snd_una, self.snd_nxt));
+            n
         } else {
             self.flight_size()
         }
