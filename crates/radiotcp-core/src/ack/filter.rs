@@ -232,37 +232,28 @@ impl TOptRule {
     pub fn t_opt_span(&self, s_tbs_bytes: f64) -> (f64, f64) {
         let t = self.t_opt(s_tbs_bytes);
         let same = |bits: u64| self.t_opt(f64::from_bits(bits)) == t;
-        // Each end: `same(yes)` holds and `same(no)` does not, until they are neighbours.
-        let lo = if same(0) {
-            0
-        } else {
-            let (mut no, mut yes) = (0, s_tbs_bytes.to_bits());
-            while yes - no > 1 {
-                let mid = no + (yes - no) / 2;
-                if same(mid) {
-                    yes = mid;
-                } else {
-                    no = mid;
-                }
-            }
-            yes
-        };
-        let hi = if same(f64::MAX.to_bits()) {
-            f64::MAX.to_bits()
-        } else {
-            let (mut yes, mut no) = (s_tbs_bytes.to_bits(), f64::MAX.to_bits());
-            while no - yes > 1 {
-                let mid = yes + (no - yes) / 2;
-                if same(mid) {
-                    yes = mid;
-                } else {
-                    no = mid;
-                }
-            }
-            yes
-        };
+        // Each end: the last bit pattern from S_TBS's own towards 0 (towards f64::MAX) that
+        // gives the same T_opt; the extreme itself when it does.
+        let x = s_tbs_bytes.to_bits();
+        let lo = if same(0) { 0 } else { edge(&same, x, 0) };
+        let max = f64::MAX.to_bits();
+        let hi = if same(max) { max } else { edge(&same, x, max) };
         (f64::from_bits(lo), f64::from_bits(hi))
     }
+}
+
+/// Bisection over bit patterns: given `same(yes)` and not `same(no)`, the pattern next to the
+/// boundary on `yes`'s side (`same` changes once between them).
+fn edge(same: impl Fn(u64) -> bool, mut yes: u64, mut no: u64) -> u64 {
+    while yes.abs_diff(no) > 1 {
+        let mid = yes.min(no) + yes.abs_diff(no) / 2;
+        if same(mid) {
+            yes = mid;
+        } else {
+            no = mid;
+        }
+    }
+    yes
 }
 
 /// The threshold T the paper means by a Hybrid/Active "discard ratio" (§II.A: ratio =
