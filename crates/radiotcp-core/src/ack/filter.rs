@@ -235,9 +235,9 @@ impl TOptRule {
         // Each end: the last bit pattern from S_TBS's own towards 0 (towards f64::MAX) that
         // gives the same T_opt; the extreme itself when it does.
         let x = s_tbs_bytes.to_bits();
-        let lo = if same(0) { 0 } else { edge(&same, x, 0) };
+        let lo = if same(0) { 0 } else { edge(same, x, 0) };
         let max = f64::MAX.to_bits();
-        let hi = if same(max) { max } else { edge(&same, x, max) };
+        let hi = if same(max) { max } else { edge(same, x, max) };
         (f64::from_bits(lo), f64::from_bits(hi))
     }
 }
