@@ -328,7 +328,11 @@ impl Sim {
 
     /// A link direction's serialisation ended. Most directions have no delay process and a
     /// lossless wire (every wired preset's): their packet stays on the wire in order and
-    /// arrives after the propagation delay, with no outcome to build and match.
+    /// arrives after the propagation delay, with no outcome to build and match. Inlined into
+    /// the event loop now that the other cases are out of line ([`Sim::on_tx_done_any`]): a
+    /// call and a six-register frame less per end of serialisation (wired 600 s, 1 %
+    /// fewer instructions per event); whole, it cost the loop registers.
+    #[inline(always)]
     fn on_tx_done(&mut self, now: Time, l: LinkId, d: Dir) {
         let link = &mut self.net.links[l as usize];
         let ld = &mut link.dirs[d as usize];
