@@ -184,6 +184,8 @@ impl<E: Packed> EventQueue<E> {
     #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: E) {
         assert!(at >= self.now, "event scheduled in the past");
+        // Earlier than NONE's time, which ends the scan of a push ([`Keys::insert_new`]).
+        assert!(at < Time::MAX, "event scheduled at Time::MAX");
         let seq = self.next_seq;
         self.next_seq += 1;
         // Below 2^40 - 1 rather than 2^40, so that no key is NONE.
@@ -366,6 +368,9 @@ const SORTED_BACK: usize = SORTED_CAP / 2;
 /// the copy's vector loads span keys just written as two 8-byte halves, which defeats
 /// store-to-load forwarding; the scan's moves are key by key. Also slower (5 to 11 %): the
 /// keys ascending from a moving head, a push scanning from the latest (over the timers).
+///
+/// A push compares times only ([`Keys::insert_new`]), since a new key's sequence is the
+/// latest: wired 600 s, 1 flow 424.6 -> 411.3 instructions per event, 4 flows 428.8 -> 412.6.
 struct Keys {
     /// Descending from [`NONE`] at 0 (which ends the scan of a push) to the earliest key at
     /// `len - 1`.
@@ -401,6 +406,8 @@ impl Keys {
         }
     }
 
+    /// Add `key`, a new one: its sequence is the latest, as [`EventQueue::schedule`] gives
+    /// each key it pushes a new one.
     #[inline(always)]
     fn push(&mut self, key: u128) {
         if self.in_heap {
@@ -409,11 +416,43 @@ impl Keys {
             self.enter_heap();
             self.heap.push(Reverse(key));
         } else {
-            self.insert(key);
+            self.insert_new(key);
         }
     }
 
-    /// Put `key` in the sorted array, which has room.
+    /// Put `key`, a new one (its sequence later than every key's in the set), in the sorted
+    /// array, which has room.
+    ///
+    /// A new key is later than every key of its time, so it goes before (at a lower index
+    /// than) the first key of a later time, and the scan compares times only: one 64-bit
+    /// comparison per key passed, where the `u128` one took a second load and a subtraction
+    /// with borrow. NONE at 0 ends the scan (no event is due at `Time::MAX`, asserted in
+    /// [`EventQueue::schedule`]), so the index needs no bounds check either: 7 instructions
+    /// per key passed rather than 11, and the wired presets pass 2.4 keys per push on
+    /// average (their far sets 5 to 8).
+    #[inline(always)]
+    fn insert_new(&mut self, key: u128) {
+        let time = (key >> 64) as u64;
+        debug_assert!(time < Time::MAX);
+        debug_assert!(self.len < SORTED_CAP && self.sorted[0] == NONE);
+        debug_assert!(self.sorted[1..self.len]
+            .iter()
+            .all(|&k| (k as u64) >> SLOT_BITS < (key as u64) >> SLOT_BITS));
+        // SAFETY: len < SORTED_CAP (push's test), and the scan stops at 1 at the latest, at
+        // NONE, whose time (Time::MAX) is later than `time`: every access is in the array.
+        unsafe {
+            let mut p = self.sorted.as_mut_ptr().add(self.len);
+            while (*p.sub(1) >> 64) as u64 <= time {
+                *p = *p.sub(1);
+                p = p.sub(1);
+            }
+            *p = key;
+        }
+        self.len += 1;
+    }
+
+    /// Put `key` in the sorted array, which has room: any key, such as a lane's next one
+    /// ([`Keys::replace_first`]), whose sequence may be earlier than some in the set.
     #[inline(always)]
     fn insert(&mut self, key: u128) {
         // From the end, the earlier keys move up by one until a later one (NONE at worst).
@@ -905,11 +944,14 @@ mod tests {
     fn keys_keep_their_order_in_the_array_the_heap_and_the_moves_between() {
         // Sizes that climb past SORTED_CAP and fall below SORTED_BACK again, several times,
         // with pops and replacements of the first key by a later one, against a sorted set.
+        // A push is a new key (the latest sequence); a replacement is either a new key or, as
+        // a lane's next key is, one whose sequence was taken before later pushes (`waiting`).
         let mut keys = Keys::new();
         let mut reference = std::collections::BTreeSet::new();
+        let mut waiting = std::collections::VecDeque::new();
         let mut rng = RngStream::new(11, 0, 0);
         let (mut next, mut now) = (0u128, 0u128);
-        let (mut entered, mut left) = (0, 0);
+        let (mut entered, mut left, mut older) = (0, 0, 0);
         for round in 0..40_000 {
             let in_heap = keys.in_heap;
             // Waves: 400 rounds that grow the set, 400 that shrink it.
@@ -919,8 +961,12 @@ mod tests {
                 // Times from now on, equal ones among them; the sequence breaks ties.
                 let key = (now + (rng.uniform() * 40.0) as u128) << 64 | next << SLOT_BITS;
                 next += 1;
-                keys.push(key);
-                reference.insert(key);
+                if rng.uniform() < 0.2 {
+                    waiting.push_back(key);
+                } else {
+                    keys.push(key);
+                    reference.insert(key);
+                }
             } else if r < 0.85 {
                 let first = reference.pop_first().unwrap();
                 assert_eq!(keys.first(), first);
@@ -929,8 +975,16 @@ mod tests {
             } else {
                 let first = reference.pop_first().unwrap();
                 assert_eq!(keys.first(), first);
-                let later = (now + 1 + (rng.uniform() * 40.0) as u128) << 64 | next << SLOT_BITS;
-                next += 1;
+                let later = match waiting.pop_front() {
+                    Some(k) if k > first && rng.uniform() < 0.5 => {
+                        older += 1;
+                        k
+                    }
+                    _ => {
+                        next += 1;
+                        (now + 1 + (rng.uniform() * 40.0) as u128) << 64 | (next - 1) << SLOT_BITS
+                    }
+                };
                 keys.replace_first(later);
                 reference.insert(later);
                 now = first >> 64;
@@ -944,11 +998,20 @@ mod tests {
             entered >= 5 && left >= 5,
             "moves: {entered} to the heap, {left} back"
         );
+        assert!(older > 100, "{older} replacements by an older sequence");
         while let Some(first) = reference.pop_first() {
             assert_eq!(keys.first(), first);
             keys.pop_first();
         }
         assert_eq!((keys.len(), keys.first()), (0, NONE));
+    }
+
+    #[test]
+    #[should_panic(expected = "event scheduled at Time::MAX")]
+    fn an_event_at_the_end_of_time_is_refused() {
+        let mut q = EventQueue::new();
+        q.schedule(Time::MAX - 1, 1);
+        q.schedule(Time::MAX, 2);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use crate::engine::{to_secs, EventQueue, Packed, Popped, Time};
 use crate::error::RunError;
-use crate::link::Dir;
+use crate::link::{Dir, OnWire};
 use crate::net::{LinkEvent, LinkId, Net, NodeId};
 use crate::node::{Ctx, Event, Node, NodeEvent};
 use crate::packet::Packet;
@@ -326,7 +326,46 @@ impl Sim {
         self.handoff.truncate(mark);
     }
 
+    /// A link direction's serialisation ended. Most directions have no delay process and a
+    /// lossless wire (every wired preset's): their packet stays on the wire in order and
+    /// arrives after the propagation delay, with no outcome to build and match. Inlined into
+    /// the event loop now that the other cases are out of line ([`Sim::on_tx_done_any`]): a
+    /// call and a six-register frame less per end of serialisation (wired 600 s, 1 %
+    /// fewer instructions per event); whole, it cost the loop registers.
+    #[inline(always)]
     fn on_tx_done(&mut self, now: Time, l: LinkId, d: Dir) {
+        let link = &mut self.net.links[l as usize];
+        let ld = &mut link.dirs[d as usize];
+        if link.delay[d as usize].is_none() && ld.lossless() {
+            let next = ld.on_tx_done_in_order(now);
+            let arrive_at = now + ld.prop_delay();
+            if let Some(done) = next {
+                self.tx_started(now, l, d, done);
+            }
+            self.q.schedule(
+                arrive_at,
+                Event::Link(l, d, LinkEvent::Arrive(OnWire::Next)),
+            );
+        } else {
+            self.on_tx_done_any(now, l, d);
+        }
+    }
+
+    /// The next serialisation on a link direction started at `now` and ends at `done`.
+    #[inline(always)]
+    fn tx_started(&mut self, now: Time, l: LinkId, d: Dir, done: Time) {
+        if let Some(c) = self.probe.capture.as_mut() {
+            if let Some(p) = self.net.links[l as usize].dirs[d as usize].in_service() {
+                c.on_link(now, l, p);
+            }
+        }
+        self.q.schedule(done, Event::Link(l, d, LinkEvent::TxDone));
+        self.net.trace_queue(&mut self.probe, now, l, d);
+    }
+
+    /// [`Sim::on_tx_done`] with a delay process or a lossy wire.
+    #[inline(never)]
+    fn on_tx_done_any(&mut self, now: Time, l: LinkId, d: Dir) {
         let link = &mut self.net.links[l as usize];
         let delay = &mut link.delay[d as usize];
         // Arrivals keep the sending order unless a delay process may reorder them.
@@ -338,13 +377,7 @@ impl Sim {
             _ => now + ld.prop_delay(),
         };
         if let Some(done) = next {
-            if let Some(c) = self.probe.capture.as_mut() {
-                if let Some(p) = self.net.links[l as usize].dirs[d as usize].in_service() {
-                    c.on_link(now, l, p);
-                }
-            }
-            self.q.schedule(done, Event::Link(l, d, LinkEvent::TxDone));
-            self.net.trace_queue(&mut self.probe, now, l, d);
+            self.tx_started(now, l, d, done);
         }
         match out {
             Ok(w) => self

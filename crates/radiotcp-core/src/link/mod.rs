@@ -104,7 +104,8 @@ pub struct LinkDir {
     queue_bytes: u64,
     /// The serialisation time of the last packet size seen, (size, time): packets of one size
     /// follow each other (full segments, pure ACKs), and `tx_time`'s division and rounding
-    /// up (a libm call on baseline x86-64) were a tenth of the cost of a wired hop.
+    /// up (a libm call on baseline x86-64) were a tenth of the cost of a wired hop. Set by
+    /// `start_tx` only, so while `busy` the size is the packet in service's.
     last_tx_time: (u32, Time),
     /// Packets on the wire that may be overtaken ([`OnWire::Slot`]), and the free slots.
     wire_slots: Vec<Option<Packet>>,
@@ -241,11 +242,7 @@ impl LinkDir {
         now: Time,
         in_order: bool,
     ) -> (Result<OnWire, (Packet, DropReason)>, Option<Time>) {
-        assert!(self.busy, "tx-done event without a packet in service");
-        let i = self.on_wire;
-        let size = self.fifo.get(i).expect("the packet in service").size;
-        self.stats.packets_sent += 1;
-        self.stats.bytes_sent += size as u64;
+        let i = self.count_sent();
         let out = if self.rng.bernoulli(self.loss_rate) {
             self.stats.drops[DropReason::RandomLoss as usize] += 1;
             let p = self.fifo.remove(i);
@@ -269,16 +266,52 @@ impl LinkDir {
             };
             Ok(OnWire::Slot(slot))
         };
+        (out, self.start_next(now))
+    }
+
+    /// True if the wire loses no packet: [`LinkDir::on_tx_done`] then draws nothing
+    /// (`bernoulli` of a rate that is not above 0) and never returns a loss.
+    #[inline(always)]
+    // The negation of `bernoulli`'s own test, so that the two agree on every rate (NaN too).
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    pub fn lossless(&self) -> bool {
+        !(self.loss_rate > 0.0)
+    }
+
+    /// [`LinkDir::on_tx_done`] on a [lossless](LinkDir::lossless) wire that keeps the
+    /// sending order: its outcome is always `Ok(OnWire::Next)`, so only the time the next
+    /// serialisation ends is returned, if one started. The same state changes, without the
+    /// loss draw's test and the outcome (which holds a whole packet) built and matched.
+    #[inline(always)]
+    pub fn on_tx_done_in_order(&mut self, now: Time) -> Option<Time> {
+        debug_assert!(self.lossless());
+        self.count_sent();
+        self.on_wire += 1;
+        self.start_next(now)
+    }
+
+    /// Count the packet in service as sent: its index in the ring.
+    #[inline(always)]
+    fn count_sent(&mut self) -> usize {
+        assert!(self.busy, "tx-done event without a packet in service");
+        let i = self.on_wire;
+        // The size `start_tx` last saw is the packet in service's (it started the service),
+        // so the ring need not be read: a slot's mapping, two bounds checks and a load.
+        let size = self.last_tx_time.0;
+        debug_assert_eq!(self.fifo.get(i).map(|p| p.size), Some(size));
+        self.stats.packets_sent += 1;
+        self.stats.bytes_sent += size as u64;
+        i
+    }
+
+    /// The transmitter is free: start serialising the next waiting packet, if any, and
+    /// return when that ends.
+    #[inline(always)]
+    fn start_next(&mut self, now: Time) -> Option<Time> {
         self.busy = false;
-        let next = match self.fifo.get(self.on_wire) {
-            Some(n) => {
-                let size = n.size;
-                self.queue_bytes -= size as u64;
-                Some(self.start_tx(now, size))
-            }
-            None => None,
-        };
-        (out, next)
+        let size = self.fifo.get(self.on_wire)?.size;
+        self.queue_bytes -= size as u64;
+        Some(self.start_tx(now, size))
     }
 
     /// The packet whose arrival event names `w` leaves the wire.
@@ -396,6 +429,58 @@ mod tests {
         assert_eq!(d.take_arrival(slots[1]).seq, 1);
         assert_eq!(d.take_arrival(again).seq, 3);
         assert_eq!(d.on_wire(), 0);
+    }
+
+    #[test]
+    fn the_in_order_lossless_path_matches_the_general_one() {
+        // Packets of several sizes (the bytes counted are the one in service's), a queue
+        // that fills and empties, arrivals taken in between: the same outcome, state and
+        // counts from on_tx_done(now, true) and on_tx_done_in_order(now).
+        let (mut a, mut b) = (dir(3, None, 0.0), dir(3, None, 0.0));
+        assert!(a.lossless() && !dir(3, None, 0.01).lossless());
+        let mut now = 0;
+        for round in 0..40u64 {
+            for k in 0..(round % 4) {
+                let mut p = pkt(round * 4 + k);
+                p.size = 40 + 500 * ((round + k) % 3) as u32;
+                assert_eq!(a.enqueue(now, &p), b.enqueue(now, &p));
+            }
+            if a.in_service().is_some() {
+                let (out, next) = a.on_tx_done(now, true);
+                assert_eq!(out, Ok(OnWire::Next));
+                assert_eq!(b.on_tx_done_in_order(now), next);
+            }
+            if round % 3 == 0 && a.on_wire() > 0 {
+                assert_eq!(a.take_arrival(OnWire::Next), b.take_arrival(OnWire::Next));
+            }
+            assert_eq!(
+                (a.queue_len(), a.on_wire(), a.in_service()),
+                (b.queue_len(), b.on_wire(), b.in_service())
+            );
+            let (sa, sb) = (&a.stats, &b.stats);
+            assert_eq!(
+                (sa.packets_sent, sa.bytes_sent),
+                (sb.packets_sent, sb.bytes_sent)
+            );
+            now += 700_000_000;
+        }
+        assert!(a.stats.packets_sent > 20 && a.stats.drops[0] > 0);
+    }
+
+    #[test]
+    fn bytes_sent_are_those_of_the_packets_sent() {
+        let mut d = dir(4, None, 0.0);
+        for (i, size) in [1000, 40, 40, 1500].into_iter().enumerate() {
+            let mut p = pkt(i as u64);
+            p.size = size;
+            d.enqueue(0, &p);
+        }
+        let mut t = 0;
+        while d.in_service().is_some() {
+            t += 1;
+            assert_eq!(d.on_tx_done(t, true).0, Ok(OnWire::Next));
+        }
+        assert_eq!((d.stats.packets_sent, d.stats.bytes_sent), (4, 2580));
     }
 
     #[test]
