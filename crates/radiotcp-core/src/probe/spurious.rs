@@ -30,8 +30,6 @@
 //! transmission that arrives after a retransmission already decided a timeout (it was
 //! overtaken) leaves that timeout counted as "lost, repair delivered".
 
-use std::collections::BTreeMap;
-
 use crate::engine::{Time, NS_PER_S};
 
 /// How long a pending judgement waits for an earlier copy once the segment is delivered.
@@ -39,15 +37,10 @@ pub const HORIZON: Time = 64 * NS_PER_S;
 
 #[derive(Debug, Clone, Default)]
 pub struct SpuriousTracker {
-    /// seq -> send times of retransmissions not yet shown to be spurious.
-    retx: BTreeMap<u64, Vec<Time>>,
-    /// seq -> times of timeouts (with seq oldest outstanding) not yet shown to be spurious.
-    rto: BTreeMap<u64, Vec<Time>>,
-    /// No key of `retx` (of `rto`) is above this: an arrival of new data, above every
-    /// retransmitted segment, skips the map's search (once a segment is retransmitted, its
-    /// needed retransmissions wait there for the horizon, and every arrival searched the map).
-    retx_max: u64,
-    rto_max: u64,
+    /// Send times of retransmissions not yet shown to be spurious, by segment.
+    retx: Pending,
+    /// Times of timeouts (with the segment oldest outstanding) not yet shown to be spurious.
+    rto: Pending,
     pub spurious_retransmissions: u64,
     pub spurious_timeouts: u64,
     /// Of `spurious_timeouts`: the segment's first transmission reached the receiver.
@@ -64,8 +57,7 @@ impl SpuriousTracker {
         if held {
             self.spurious_retransmissions += 1;
         } else {
-            self.retx.entry(seq).or_default().push(now);
-            self.retx_max = self.retx_max.max(seq);
+            self.retx.push(seq, now);
         }
     }
 
@@ -75,38 +67,28 @@ impl SpuriousTracker {
         if held {
             // A retransmission of `una` still pending: no copy older than it has arrived, so
             // the segment the receiver holds came from a retransmission.
-            let repaired = self
-                .retx
-                .get(&una)
-                .is_some_and(|times| times.iter().any(|&t| t < now));
+            let repaired = self.retx.times(una).iter().any(|&(_, t)| t < now);
             self.count_timeouts(1, repaired);
         } else {
-            self.rto.entry(una).or_default().push(now);
-            self.rto_max = self.rto_max.max(una);
+            self.rto.push(una, now);
         }
     }
 
     /// A copy of segment `seq` sent at `sent_at` reached the receiver at `now`, whose RCV.NXT
     /// (before this arrival) is `rcv_nxt`.
     pub fn on_arrival(&mut self, now: Time, seq: u64, sent_at: Time, rcv_nxt: u64) {
-        if seq <= self.rto_max && !self.rto.is_empty() && self.rto.contains_key(&seq) {
+        if self.rto.holds(seq) {
             // This copy is a retransmission if its own send time is pending (see above).
-            let repaired = self
-                .retx
-                .get(&seq)
-                .is_some_and(|times| times.contains(&sent_at));
-            let n = judge(&mut self.rto, seq, sent_at);
+            let repaired = self.retx.times(seq).iter().any(|&(_, t)| t == sent_at);
+            let n = self.rto.judge(seq, sent_at);
             self.count_timeouts(n, repaired);
         }
-        if seq <= self.retx_max {
-            self.spurious_retransmissions += judge(&mut self.retx, seq, sent_at);
-        }
+        self.spurious_retransmissions += self.retx.judge(seq, sent_at);
         self.arrivals += 1;
         if self.arrivals % 1024 == 0 {
             let old = now.saturating_sub(HORIZON);
-            for map in [&mut self.retx, &mut self.rto] {
-                map.retain(|&s, times| s >= rcv_nxt || times.iter().any(|&t| t >= old));
-            }
+            self.retx.forget(rcv_nxt, old);
+            self.rto.forget(rcv_nxt, old);
         }
     }
 
@@ -121,35 +103,282 @@ impl SpuriousTracker {
 
     /// Judgements still waiting for an earlier copy.
     pub fn pending(&self) -> usize {
-        self.retx
-            .values()
-            .chain(self.rto.values())
-            .map(Vec::len)
-            .sum()
+        self.retx.len() + self.rto.len()
     }
 }
 
-/// Count (and forget) the entries of `seq` made after `sent_at`: that copy predates them.
-#[inline]
-fn judge(map: &mut BTreeMap<u64, Vec<Time>>, seq: u64, sent_at: Time) -> u64 {
-    if map.is_empty() {
-        return 0;
+/// Pending judgements as (segment, time) pairs in one array sorted by segment, a segment's
+/// pairs together in the order they were made. A segment rarely has more than one or two
+/// (one per retransmission or backed-off timeout), and a flow has some tens pending (a needed
+/// retransmission waits the [`HORIZON`]): a binary search over a flat array, with no heap
+/// block per segment as a map of vectors had (one allocation per retransmission).
+#[derive(Debug, Clone, Default)]
+struct Pending {
+    pairs: Vec<(u64, Time)>,
+    /// One past the last pending segment (0 when none): an arrival of new data, above every
+    /// pending segment, skips the search with one comparison (every arrival asks).
+    end: u64,
+}
+
+impl Pending {
+    /// Note a judgement on `seq` made at `t`.
+    #[inline]
+    fn push(&mut self, seq: u64, t: Time) {
+        // Retransmissions mostly go to a segment at or above the pending ones (recovery moves
+        // forward), so the common case appends.
+        if seq >= self.end.saturating_sub(1) {
+            self.pairs.push((seq, t));
+            self.end = seq + 1;
+        } else {
+            let at = self.pairs.partition_point(|&(s, _)| s <= seq);
+            self.pairs.insert(at, (seq, t));
+        }
     }
-    let Some(times) = map.get_mut(&seq) else {
-        return 0;
-    };
-    let before = times.len();
-    times.retain(|&t| t <= sent_at);
-    let n = (before - times.len()) as u64;
-    if times.is_empty() {
-        map.remove(&seq);
+
+    fn len(&self) -> usize {
+        self.pairs.len()
     }
-    n
+
+    /// Whether some judgement on `seq` is pending.
+    #[inline(always)]
+    fn holds(&self, seq: u64) -> bool {
+        seq < self.end && !self.times(seq).is_empty()
+    }
+
+    /// The pending pairs of `seq` (empty when none).
+    #[inline]
+    fn times(&self, seq: u64) -> &[(u64, Time)] {
+        if seq >= self.end {
+            return &[];
+        }
+        let v = &self.pairs;
+        let start = v.partition_point(|&(s, _)| s < seq);
+        let len = v[start..].iter().take_while(|&&(s, _)| s == seq).count();
+        &v[start..start + len]
+    }
+
+    /// Count (and forget) the judgements on `seq` made after `sent_at`: that copy predates
+    /// them.
+    #[inline(always)]
+    fn judge(&mut self, seq: u64, sent_at: Time) -> u64 {
+        if seq < self.end {
+            self.judge_within(seq, sent_at)
+        } else {
+            0
+        }
+    }
+
+    /// [`Self::judge`] for a segment at or below the last pending one: out of line, as few
+    /// arrivals get here (those of retransmitted segments) and the arrival path stays small.
+    #[inline(never)]
+    fn judge_within(&mut self, seq: u64, sent_at: Time) -> u64 {
+        let v = &mut self.pairs;
+        let start = v.partition_point(|&(s, _)| s < seq);
+        let (mut kept, mut end) = (start, start);
+        while let Some(&(s, t)) = v.get(end) {
+            if s != seq {
+                break;
+            }
+            if t <= sent_at {
+                v[kept] = (s, t);
+                kept += 1;
+            }
+            end += 1;
+        }
+        let n = end - kept;
+        if n != 0 {
+            v.drain(kept..end);
+            self.end = v.last().map_or(0, |&(s, _)| s + 1);
+        }
+        n as u64
+    }
+
+    /// Forget the segments below `rcv_nxt` (delivered) whose judgements are all older than
+    /// `old`: a copy more than the horizon late is not waited for.
+    fn forget(&mut self, rcv_nxt: u64, old: Time) {
+        let v = &mut self.pairs;
+        let (mut kept, mut i) = (0, 0);
+        while i < v.len() {
+            let seq = v[i].0;
+            let mut end = i;
+            let mut keep = seq >= rcv_nxt;
+            while end < v.len() && v[end].0 == seq {
+                keep |= v[end].1 >= old;
+                end += 1;
+            }
+            if keep {
+                v.copy_within(i..end, kept);
+                kept += end - i;
+            }
+            i = end;
+        }
+        v.truncate(kept);
+        self.end = v.last().map_or(0, |&(s, _)| s + 1);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    /// The tracker as it kept its pending judgements before, a map of segment to a vector of
+    /// times: the reference for the flat array.
+    #[derive(Default)]
+    struct MapTracker {
+        retx: BTreeMap<u64, Vec<Time>>,
+        rto: BTreeMap<u64, Vec<Time>>,
+        spurious_retransmissions: u64,
+        spurious_timeouts: u64,
+        spurious_timeouts_not_lost: u64,
+        spurious_timeouts_lost_repaired: u64,
+        arrivals: u64,
+    }
+
+    impl MapTracker {
+        fn on_retransmit(&mut self, now: Time, seq: u64, held: bool) {
+            if held {
+                self.spurious_retransmissions += 1;
+            } else {
+                self.retx.entry(seq).or_default().push(now);
+            }
+        }
+
+        fn on_timeout(&mut self, now: Time, una: u64, held: bool) {
+            if held {
+                let repaired = self
+                    .retx
+                    .get(&una)
+                    .is_some_and(|times| times.iter().any(|&t| t < now));
+                self.count_timeouts(1, repaired);
+            } else {
+                self.rto.entry(una).or_default().push(now);
+            }
+        }
+
+        fn on_arrival(&mut self, now: Time, seq: u64, sent_at: Time, rcv_nxt: u64) {
+            if self.rto.contains_key(&seq) {
+                let repaired = self
+                    .retx
+                    .get(&seq)
+                    .is_some_and(|times| times.contains(&sent_at));
+                let n = Self::judge(&mut self.rto, seq, sent_at);
+                self.count_timeouts(n, repaired);
+            }
+            self.spurious_retransmissions += Self::judge(&mut self.retx, seq, sent_at);
+            self.arrivals += 1;
+            if self.arrivals % 1024 == 0 {
+                let old = now.saturating_sub(HORIZON);
+                for map in [&mut self.retx, &mut self.rto] {
+                    map.retain(|&s, times| s >= rcv_nxt || times.iter().any(|&t| t >= old));
+                }
+            }
+        }
+
+        fn count_timeouts(&mut self, n: u64, repaired: bool) {
+            self.spurious_timeouts += n;
+            if repaired {
+                self.spurious_timeouts_lost_repaired += n;
+            } else {
+                self.spurious_timeouts_not_lost += n;
+            }
+        }
+
+        fn judge(map: &mut BTreeMap<u64, Vec<Time>>, seq: u64, sent_at: Time) -> u64 {
+            let Some(times) = map.get_mut(&seq) else {
+                return 0;
+            };
+            let before = times.len();
+            times.retain(|&t| t <= sent_at);
+            let n = (before - times.len()) as u64;
+            if times.is_empty() {
+                map.remove(&seq);
+            }
+            n
+        }
+
+        fn pending(&self) -> usize {
+            self.retx
+                .values()
+                .chain(self.rto.values())
+                .map(Vec::len)
+                .sum()
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Every counter and the number pending equal the map's after every call, over any
+        /// sequence of retransmissions, timeouts and arrivals of a few segments (so that they
+        /// collide), with copies sent at the recorded times, at the original's and at others,
+        /// and pauses past the horizon that let the pending judgements be forgotten (on its
+        /// boundary too).
+        #[test]
+        fn the_flat_array_judges_as_the_map_of_vectors(
+            calls in prop::collection::vec(
+                (0u8..6, 0u64..24, 0u32..1000, any::<bool>(), any::<prop::sample::Index>(), 0u64..28),
+                0..3000,
+            ),
+            coarse in any::<bool>(),
+        ) {
+            let ms = 1_000_000;
+            let (mut s, mut reference) = (SpuriousTracker::default(), MapTracker::default());
+            let (mut now, mut made): (Time, Vec<Time>) = (0, vec![0]);
+            for (kind, seq, step, held, pick, rcv_nxt) in calls {
+                // Mostly a few milliseconds apart, now and then a pause past the horizon; or
+                // on a grid of 8 s, where judgements made exactly the horizon before a
+                // clean-up are common.
+                now += if coarse {
+                    (step as Time % 3) * 8 * NS_PER_S
+                } else if step < 5 {
+                    70 * NS_PER_S
+                } else {
+                    (step as Time % 40) * ms
+                };
+                match kind {
+                    0 => {
+                        s.on_retransmit(now, seq, held);
+                        reference.on_retransmit(now, seq, held);
+                        made.push(now);
+                    }
+                    1 => {
+                        s.on_timeout(now, seq, held);
+                        reference.on_timeout(now, seq, held);
+                        made.push(now);
+                    }
+                    _ => {
+                        // A copy sent at a time a judgement was made at (often that very
+                        // retransmission) or at the original's, or at any earlier time.
+                        let sent_at = if kind != 5 {
+                            *pick.get(&made)
+                        } else {
+                            pick.index(now as usize + 1) as Time
+                        };
+                        s.on_arrival(now, seq, sent_at, rcv_nxt);
+                        reference.on_arrival(now, seq, sent_at, rcv_nxt);
+                    }
+                }
+                prop_assert_eq!(
+                    (
+                        s.spurious_retransmissions,
+                        s.spurious_timeouts,
+                        s.spurious_timeouts_not_lost,
+                        s.spurious_timeouts_lost_repaired,
+                        s.pending(),
+                    ),
+                    (
+                        reference.spurious_retransmissions,
+                        reference.spurious_timeouts,
+                        reference.spurious_timeouts_not_lost,
+                        reference.spurious_timeouts_lost_repaired,
+                        reference.pending(),
+                    )
+                );
+            }
+        }
+    }
 
     #[test]
     fn backed_off_timeouts_of_one_delayed_segment_each_count() {
