@@ -151,10 +151,16 @@ impl Pending {
         if seq >= self.end {
             return &[];
         }
+        &self.pairs[self.span(seq)]
+    }
+
+    /// Where the pairs of `seq` lie in the array (an empty range when it has none).
+    #[inline]
+    fn span(&self, seq: u64) -> std::ops::Range<usize> {
         let v = &self.pairs;
         let start = v.partition_point(|&(s, _)| s < seq);
         let len = v[start..].iter().take_while(|&&(s, _)| s == seq).count();
-        &v[start..start + len]
+        start..start + len
     }
 
     /// Count (and forget) the judgements on `seq` made after `sent_at`: that copy predates
@@ -172,18 +178,15 @@ impl Pending {
     /// arrivals get here (those of retransmitted segments) and the arrival path stays small.
     #[inline(never)]
     fn judge_within(&mut self, seq: u64, sent_at: Time) -> u64 {
+        let span = self.span(seq);
+        let end = span.end;
         let v = &mut self.pairs;
-        let start = v.partition_point(|&(s, _)| s < seq);
-        let (mut kept, mut end) = (start, start);
-        while let Some(&(s, t)) = v.get(end) {
-            if s != seq {
-                break;
-            }
-            if t <= sent_at {
-                v[kept] = (s, t);
+        let mut kept = span.start;
+        for j in span {
+            if v[j].1 <= sent_at {
+                v[kept] = v[j];
                 kept += 1;
             }
-            end += 1;
         }
         let n = end - kept;
         if n != 0 {
