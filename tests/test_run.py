@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import radiotcp
+from radiotcp.errors import ConfigError
 
 from .reference_metrics import flatten_metrics
 
@@ -198,3 +199,22 @@ def test_core_metrics_equal_the_reference_reduction(overrides):
     from_json = json.loads(text)
     assert list(from_json) == list(ref)
     assert all(_same(from_json[k], ref[k]) for k in ref)
+
+
+def test_a_thread_s_last_configuration_is_reused_only_for_the_same_document():
+    """The binding keeps the configuration it parsed last (a sweep's replications share it):
+    a different document is parsed anew, and the first one again gives its own results."""
+    from radiotcp import _core
+    from radiotcp.config import load, to_core_json
+
+    a = to_core_json(load("scenarios/wired-384k.toml", ["simulation.duration_s=20"]))
+    b = to_core_json(
+        load("scenarios/wired-384k.toml", ["simulation.duration_s=20", "flows.count=3"])
+    )
+    first, _ = _core.simulate_metrics(a, 5, 0)
+    other, _ = _core.simulate_metrics(b, 5, 0)
+    again, _ = _core.simulate_metrics(a, 5, 0)
+    assert other != first and again == first
+    assert _core.simulate_metrics(b, 5, 0)[0] == other
+    with pytest.raises(ConfigError):
+        _core.simulate_metrics(a.replace('"duration_s": 20.0', '"duration_s": -1.0'), 5, 0)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import astuple
 from pathlib import Path
@@ -310,9 +312,9 @@ needs_linux = pytest.mark.skipif(
 BUSY_SWEEP = SLOW_SWEEP.replace("runs = 6", "runs = 60")
 
 
-def _start_busy_sweep(tmp_path) -> tuple[subprocess.Popen, Path, set[int]]:
-    """A sweep with one pool worker (``--jobs 2``) in a subprocess, returned once the worker
-    runs and a first run is stored; with the worker's process ids."""
+def _start_busy_sweep(tmp_path) -> tuple[subprocess.Popen, Path]:
+    """A sweep on a pool of two cores (``--jobs 2``: the driver and a worker thread) in a
+    subprocess, returned once a first run is stored and the worker thread exists."""
     sweep_file = tmp_path / "busy.toml"
     sweep_file.write_text(BUSY_SWEEP.format(preset=PRESET))
     store = tmp_path / "store.sqlite"
@@ -324,21 +326,19 @@ def _start_busy_sweep(tmp_path) -> tuple[subprocess.Popen, Path, set[int]]:
         stderr=subprocess.PIPE,
         text=True,
     )
-    workers: set[int] = set()
     deadline = time.time() + 60
-    while time.time() < deadline and proc.poll() is None:
+    started = False
+    while time.time() < deadline and proc.poll() is None and not started:
         time.sleep(0.05)
-        workers = {w for w in _children(proc.pid) if _running(w)}
         try:
             with sqlite3.connect(store) as db:
-                if workers and db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] >= 1:
-                    break
+                started = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] >= 1
         except sqlite3.Error:
             continue
-    if proc.poll() is not None or not workers:
+    if proc.poll() is not None or not started:
         proc.kill()
-        pytest.fail(f"the sweep ended, or had no worker, before it could be killed: {workers}")
-    return proc, store, workers
+        pytest.fail("the sweep ended, or stored nothing, before it could be killed")
+    return proc, store
 
 
 def _assert_gone(pids: set[int], within_s: float = 10.0) -> None:
@@ -369,10 +369,9 @@ def _assert_exact_runs(tmp_path, store: Path) -> int:
 
 @needs_linux
 def test_sigterm_ends_a_sweep_and_its_workers_and_says_what_is_stored(tmp_path):
-    proc, store, workers = _start_busy_sweep(tmp_path)
+    proc, store = _start_busy_sweep(tmp_path)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=30)
-    _assert_gone(workers)
     assert proc.returncode == 128 + signal.SIGTERM
     assert "Traceback" not in err
     n = _assert_exact_runs(tmp_path, store)
@@ -381,11 +380,10 @@ def test_sigterm_ends_a_sweep_and_its_workers_and_says_what_is_stored(tmp_path):
 
 
 @needs_linux
-def test_sigkill_on_a_sweep_takes_its_workers_with_it(tmp_path):
-    proc, store, workers = _start_busy_sweep(tmp_path)
+def test_sigkill_on_a_sweep_leaves_an_intact_store_of_exact_runs(tmp_path):
+    proc, store = _start_busy_sweep(tmp_path)
     proc.kill()
     proc.communicate(timeout=30)
-    _assert_gone(workers)
     _assert_exact_runs(tmp_path, store)
 
 
@@ -535,30 +533,93 @@ def test_points_of_some_metrics_are_those_of_all_metrics(tmp_path):
 
 def test_a_local_pool_stopped_at_any_of_its_results_ends_its_workers(monkeypatch):
     """Closing the pool's result stream before its end (Ctrl-C while a chunk's results are
-    stored) kills the workers rather than waiting for their chunks, at whichever result it
+    stored) stops the workers rather than waiting for their chunks, at whichever result it
     stops: a worker's or the driver's own."""
     import radiotcp.sweep as sweep_mod
 
-    killed: list[int] = []
-    kill = sweep_mod._kill_workers
-    monkeypatch.setattr(sweep_mod, "_kill_workers", lambda pool: (killed.append(1), kill(pool)))
+    stopped: list[int] = []
+    stop_workers = sweep_mod._stop_workers
+    monkeypatch.setattr(
+        sweep_mod, "_stop_workers", lambda ev: (stopped.append(1), stop_workers(ev))
+    )
     sp = plan_points(spec(runs=2), REPO)
     tasks = [(p.key(r, sp.version), p.config_json, p.seed, r) for p in sp.points for r in (0, 1)]
     for stop in (1, 2, 3):
-        killed.clear()
+        stopped.clear()
         results = sweep_mod._run_local(iter([tasks[:1], *[tasks] * 6]), 2)
         for _ in range(stop):
             next(results)
         results.close()
-        assert killed, f"closed at result {stop}"
+        assert stopped, f"closed at result {stop}"
+        assert not _sweep_threads()
+
+
+def _sweep_threads() -> list[threading.Thread]:
+    from radiotcp.sweep import WORKER_THREAD
+
+    return [t for t in threading.enumerate() if t.name.startswith(WORKER_THREAD)]
+
+
+# A run of several hundred thousand events (the stop event is checked every 65,536).
+LONG_RUN = {"simulation": {"duration_s": 2000.0}, "flows": {"count": 2}}
+
+
+def test_a_worker_thread_s_run_in_progress_stops_when_the_pool_is_closed(monkeypatch):
+    """The worker thread's chunk of long runs is in progress when the driver's own one-run
+    chunk returns and the consumer stops: it ends there (KeyboardInterrupt inside the run),
+    and the chunk queued behind it never starts. Without the stop event the worker would run
+    its chunk to the end (some seconds) and `close` would wait for it."""
+    import radiotcp.sweep as sweep_mod
+    from radiotcp.config import load, to_core_json
+
+    doc = to_core_json(load(PRESET, overrides=LONG_RUN))
+    long_chunk = [(f"k{i}", doc, 1, i) for i in range(200)]
+    outcomes: list[str] = []
+    real = sweep_mod.run_chunk
+
+    def recording(tasks, stop=None):
+        try:
+            out = real(tasks, stop)
+        except KeyboardInterrupt:
+            outcomes.append("stopped")
+            raise
+        outcomes.append("done")
+        return out
+
+    monkeypatch.setattr(sweep_mod, "run_chunk", recording)
+    # The first two chunks go to the one worker thread, the third is the driver's own.
+    results = sweep_mod._run_local(iter([long_chunk, long_chunk, [long_chunk[0]]]), 2)
+    assert len(next(results)) == 1
+    results.close()
+    assert outcomes == ["done", "stopped"]  # the driver's chunk, then the worker's
+    assert not _sweep_threads()
+
+
+def test_a_set_stop_event_interrupts_a_run_and_a_chunk():
+    """``simulate_metrics`` checks the event with the signals (every 65,536 events) and ends
+    the run with KeyboardInterrupt; ``run_chunk`` checks it before each run as well."""
+    from radiotcp import _core
+    from radiotcp._worker import run_chunk
+    from radiotcp.config import load, to_core_json
+
+    doc = to_core_json(load(PRESET, overrides=LONG_RUN))
+    ev = threading.Event()
+    metrics, _ = _core.simulate_metrics(doc, 1, 0, ev)
+    assert json.loads(metrics.replace("NaN", "null"))["events"] > 3 * 65536
+    ev.set()
+    with pytest.raises(KeyboardInterrupt):
+        _core.simulate_metrics(doc, 1, 0, ev)
+    with pytest.raises(KeyboardInterrupt):
+        run_chunk([("k", "not even JSON", 1, 0)], ev)
 
 
 @needs_linux
 def test_no_local_worker_is_left_when_a_sweep_returns(tmp_path):
-    """The pool's workers have exited and been waited for (no child process, not even a
-    zombie) by the time run_sweep returns: their CPU is counted and none outlives the call."""
+    """The pool's worker threads have ended and no process was started by the time
+    run_sweep returns: none outlives the call."""
     children = Path(f"/proc/self/task/{os.getpid()}/children")
     before = set(children.read_text().split())  # other tests' processes, if any
     with Store(tmp_path / "s.sqlite") as st:
         run_sweep(spec(), REPO, st, jobs=2)
         assert set(children.read_text().split()) <= before
+        assert not _sweep_threads()

@@ -1,6 +1,7 @@
 """Type stub of the compiled binding ``radiotcp._core`` (crates/radiotcp-py/src/lib.rs and
 emulation.rs). tests/test_stub.py checks it against the built extension (mypy.stubtest)."""
 
+import threading
 from collections.abc import Callable, Sequence
 from os import PathLike
 from typing import Any, final
@@ -57,9 +58,13 @@ def simulate(
     counts. OSError if a file cannot be written.
     """
 
-def simulate_metrics(config_json: str, seed: int, run_index: int) -> tuple[str, float]:
+def simulate_metrics(
+    config_json: str, seed: int, run_index: int, stop: threading.Event | None = None
+) -> tuple[str, float]:
     """Run one replication; return its flat metrics as JSON text (NaN as ``NaN``) and the
-    wall time of the simulation proper. Raises like :func:`simulate`."""
+    wall time of the simulation proper. Raises like :func:`simulate`; ``stop.is_set()``
+    true ends the run with ``KeyboardInterrupt`` (checked with the signals, every few
+    thousand events)."""
 
 def lte_mcs_sinr_db(mcs: int) -> float:
     """SINR (dB) at which downlink MCS `mcs` (0..=28) reaches 10 % BLER. ``ValueError`` for

@@ -1,11 +1,11 @@
 """Child processes that die with their parent, and termination signals that unwind.
 
-A sweep's pool workers and an emulation's commands must not outlive the process that
-started them, however it ends: on Linux each child asks the kernel for SIGKILL when its
-parent dies (``PR_SET_PDEATHSIG``), which covers SIGKILL and the OOM killer, where no code
-of the parent runs; and SIGTERM / SIGHUP (``timeout``, Slurm, ``docker stop``, a closed
-terminal) are turned into :class:`Terminated`, so that the ``finally`` blocks that stop the
-children, finish the store's transaction and delete the namespace do run.
+An emulation's commands must not outlive the process that started them, however it ends: on
+Linux each child asks the kernel for SIGKILL when its parent dies (``PR_SET_PDEATHSIG``),
+which covers SIGKILL and the OOM killer, where no code of the parent runs; and SIGTERM /
+SIGHUP (``timeout``, Slurm, ``docker stop``, a closed terminal) are turned into
+:class:`Terminated`, so that the ``finally`` blocks that stop the children (or a sweep's
+worker threads), finish the store's transaction and delete the namespace do run.
 """
 
 from __future__ import annotations

@@ -1,13 +1,14 @@
-"""What a sweep worker (a local process or a Dask worker) runs: a chunk of replications.
+"""What a sweep worker (a thread of the local pool or a Dask worker) runs: a chunk of
+replications.
 
-Kept apart from the driver so a worker imports only the core, which also reduces each run to
-its flat metrics and encodes them (the driver, the one serial part of a sweep, only stores
+Kept apart from the driver so a Dask worker imports only the core, which also reduces each run
+to its flat metrics and encodes them (the driver, the one serial part of a sweep, only stores
 text).
 """
 
 from __future__ import annotations
 
-import signal
+import threading
 import time
 from collections.abc import Sequence
 
@@ -18,27 +19,18 @@ Task = tuple[str, str, int, int]
 Done = tuple[str, str, float, float]
 
 
-def run_chunk(tasks: Sequence[Task]) -> list[Done]:
-    """Run each task with the Rust core and reduce its result to flat metrics."""
+def run_chunk(tasks: Sequence[Task], stop: threading.Event | None = None) -> list[Done]:
+    """Run each task with the Rust core and reduce its result to flat metrics. ``stop`` set
+    (the local pool's driver ending early) ends the chunk: the run in progress within a few
+    thousand events, with ``KeyboardInterrupt``."""
     from radiotcp import _core
 
     out: list[Done] = []
     cpu = time.thread_time
     for key, doc, seed, run_index in tasks:
+        if stop is not None and stop.is_set():
+            raise KeyboardInterrupt("sweep stopped")
         c0 = cpu()
-        metrics, wall = _core.simulate_metrics(doc, seed, run_index)
+        metrics, wall = _core.simulate_metrics(doc, seed, run_index, stop)
         out.append((key, metrics, wall, cpu() - c0))
     return out
-
-
-def init_local_worker(driver_pid: int) -> None:
-    """Initializer of a local pool worker: it dies with its driver. The kernel kills it when
-    the driver dies, however (SIGKILL, the OOM killer: ``PR_SET_PDEATHSIG``); SIGTERM and
-    SIGHUP end it (the driver's handlers, inherited through fork, are reset); Ctrl-C is the
-    driver's to handle, which then ends the pool."""
-    from radiotcp._lifetime import die_with_parent
-
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    die_with_parent(driver_pid)

@@ -8,23 +8,24 @@ sweep or recipe it appears in, so it gives the same numbers everywhere. Every ru
 in the results store under a key of its full configuration, so a repeated or interrupted
 sweep computes only what is missing.
 
-Execution is local (a process pool over all cores by default, or in-process with
-``jobs=1``) or on a Dask cluster (``cluster=`` a scheduler address or a ``Client``); the
-results are identical because every run is a pure function of its configuration and seed.
+Execution is local (a pool of threads over all cores by default, the core releasing the GIL
+for each run, or in-process with ``jobs=1``) or on a Dask cluster (``cluster=`` a scheduler
+address or a ``Client``); the results are identical because every run is a pure function of
+its configuration and seed.
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import hashlib
 import itertools
 import json
 import math
 import os
+import threading
 import tomllib
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -34,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from . import _core
 from ._lifetime import termination_raises
-from ._worker import Done, Task, init_local_worker, run_chunk
+from ._worker import Done, Task, run_chunk
 from .config import (
     load,
     load_toml,
@@ -469,8 +470,8 @@ def read_sweep(store: Store, name: str) -> SweepResult:
 
 
 # What handing a chunk to a worker costs (CPU seconds, driver and worker together), measured on
-# the 2-core reference machine: a local pool's pickling and pipe, and Dask's scheduler, client
-# and worker (4-5 ms on each side per task when the machine is busy).
+# the 2-core reference machine: a local pool's queue and the commit of its results, and Dask's
+# scheduler, client and worker (4-5 ms on each side per task when the machine is busy).
 LOCAL_TASK_S = 0.0005
 DASK_TASK_S = 0.005
 # The most work (estimated seconds) in one chunk: the progress moves and an interruption
@@ -542,33 +543,32 @@ def _chunks(
 
 
 def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
-    """Run the chunks on `jobs` cores: `jobs - 1` worker processes plus this process, which
-    runs chunks itself whenever no worker result is waiting. The driver's own work (storing
-    results) then shares a core with its simulations instead of competing with `jobs`
-    workers for `jobs` cores, which cost 15-20% of each run's speed on a 2-core machine."""
+    """Run the chunks on `jobs` cores: `jobs - 1` worker threads plus this thread, which runs
+    chunks itself whenever no worker result is waiting. The core releases the GIL for a whole
+    run, so the threads' runs proceed in parallel; only a run's few Python lines take turns.
+    Threads rather than processes: nothing is forked, pickled or sent through a pipe, and
+    nothing outlives the driver, whatever ends it (the 720-run wired sweep: 81 -> 85 % of 2
+    cores, docs/experiments.md). The driver's own work (storing results) shares a core with
+    its simulations instead of competing with `jobs` workers for `jobs` cores."""
     if jobs <= 1:
         for c in chunks:
             yield run_chunk(c)
         return
     todo = iter(chunks)
-    # The workers die with this process: the kernel kills them if it dies (init_local_worker),
-    # and an exception here (Ctrl-C, SIGTERM: see run_sweep) kills them before it propagates,
-    # rather than waiting for the chunks they are running.
-    pool = ProcessPoolExecutor(
-        max_workers=jobs - 1, initializer=init_local_worker, initargs=(os.getpid(),)
-    )
+    # Set when the sweep ends early (Ctrl-C, SIGTERM: see run_sweep; an error; the consumer
+    # closing this generator): the workers' runs stop within a few thousand events, rather
+    # than the driver waiting for their chunks.
+    stop = threading.Event()
+    pool = ThreadPoolExecutor(max_workers=jobs - 1, thread_name_prefix=WORKER_THREAD)
     finished = False
     try:
-        # The workers start now (a pool starts them on its first task), not once the first
-        # chunks are made: their start overlaps the first batch of the work list.
-        pool.submit(os.getpid)
         # Two chunks queued per worker keep it busy while the driver stores results.
-        pending = {pool.submit(run_chunk, c) for c in itertools.islice(todo, 2 * (jobs - 1))}
+        pending = {pool.submit(run_chunk, c, stop) for c in itertools.islice(todo, 2 * (jobs - 1))}
         local = next(todo, None)
         while pending or local is not None:
             # `ready`, not `finished`: a non-empty set would read as a normal end in the
             # `finally` below if the consumer stopped at a yield (Ctrl-C while a chunk's
-            # results were stored), which then waited for the workers instead of ending them.
+            # results were stored), which then waited for the workers' chunks.
             ready = {f for f in pending if f.done()}
             if not ready and local is None:
                 ready, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -576,7 +576,7 @@ def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
                 pending.discard(f)
                 nxt = next(todo, None)
                 if nxt is not None:
-                    pending.add(pool.submit(run_chunk, nxt))
+                    pending.add(pool.submit(run_chunk, nxt, stop))
                 yield f.result()
             if not ready and local is not None:
                 yield run_chunk(local)
@@ -584,28 +584,18 @@ def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
         finished = True
     finally:
         if not finished:
-            _kill_workers(pool)
+            _stop_workers(stop)
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _kill_workers(pool: ProcessPoolExecutor) -> None:
-    """SIGKILL the pool's worker processes (their chunks are lost; nothing of them is
-    stored). The executor then sees a broken pool and its shutdown returns at once."""
-    # ProcessPoolExecutor has no public way to do this before Python 3.14 (terminate_workers).
-    procs = getattr(pool, "_processes", None) or {}
-    for proc in list(procs.values()):
-        with contextlib.suppress(OSError, ValueError):
-            proc.kill()
-    for proc in list(procs.values()):
-        with contextlib.suppress(OSError, ValueError, AssertionError):
-            proc.join(timeout=5)
-    # A worker killed while sending a result (one larger than the pipe holds) left the pool's
-    # thread reading the rest of it for ever, since this process holds the pipe's other
-    # writing end too: closed, the read ends and the thread sees a broken pool.
-    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
-    if writer is not None:
-        with contextlib.suppress(OSError):
-            writer.close()
+# The name of the local pool's worker threads (with a number).
+WORKER_THREAD = "radiotcp-sweep"
+
+
+def _stop_workers(stop: threading.Event) -> None:
+    """End the worker threads' chunks: their runs in progress stop at their next check (a few
+    thousand events), their queued chunks do not start, nothing of them is stored."""
+    stop.set()
 
 
 def _run_dask(
@@ -726,7 +716,7 @@ def run_sweep(
 ) -> SweepResult:
     """Run what the store lacks of a sweep and return all of it.
 
-    ``jobs``: local worker processes (default: all cores; 1 = in this process). ``cluster``: a
+    ``jobs``: cores of the local pool (default: all; 1 = in this thread only). ``cluster``: a
     Dask scheduler address or ``distributed.Client`` instead of the local pool.
     ``check(plan)`` is called once every point is resolved, before the store is written or a
     run starts (``radiotcp reproduce`` refuses too much work there). ``planned``: the spec's
@@ -740,8 +730,8 @@ def run_sweep(
     is committed before the next is awaited, so an interruption loses at most the chunks in
     flight. No worker outlives the call: Ctrl-C (``KeyboardInterrupt``), SIGTERM or SIGHUP
     (:class:`radiotcp._lifetime.Terminated`, raised here when the signal's handling was the
-    default) end the pool and propagate, and the kernel kills local workers whose driver died
-    outright (SIGKILL).
+    default) stop the pool's threads and propagate; the local workers are threads of this
+    process, so they end with it whatever kills it.
     """
     sp = planned if planned is not None else plan_points(spec, base_dir)
     if check is not None:

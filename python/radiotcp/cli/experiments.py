@@ -186,9 +186,7 @@ def _add_store(p: argparse.ArgumentParser) -> None:
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:
     _add_store(p)
-    p.add_argument(
-        "--jobs", type=int, default=None, help="local worker processes (default: all cores)"
-    )
+    p.add_argument("--jobs", type=int, default=None, help="cores of the local pool (default: all)")
     p.add_argument(
         "--cluster",
         default=None,
