@@ -1400,8 +1400,8 @@ def sweep_section(console: Console, rounds: int = 3) -> None:
         "of every process that worked on the sweep (x that of one process: the parallel "
         "overhead, which the load of other sessions changes much less than the wall time); "
         "overhead CPU: that CPU less the simulations' own (their threads' time), per run, "
-        "median of the rounds (planning, the store, pickling, the pool's or Dask's "
-        "scheduling); chunks: tasks the runs were sent in; "
+        "median of the rounds (planning, the store, the pool's or Dask's scheduling and "
+        "transfers); chunks: tasks the runs were sent in; "
         f"load average during the section: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} "
         f"on {os.cpu_count()} cores."
     )

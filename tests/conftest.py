@@ -33,7 +33,7 @@ def run_cli(*args: str, timeout: float = 120, cwd: Path = REPO) -> subprocess.Co
 
 @pytest.fixture
 def local_pools(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The local process pools the sweeps open, by their `jobs` (one entry per pool)."""
+    """The local pools the sweeps open, by their `jobs` (one entry per pool)."""
     import radiotcp.sweep as sweep_mod
 
     pools: list[int] = []

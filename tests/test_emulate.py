@@ -322,7 +322,7 @@ def test_sigterm_on_emulate_stops_its_commands_and_removes_its_namespace():
     _, err = proc.communicate(timeout=30)
     _assert_gone(children)
     assert proc.returncode == 128 + signal.SIGTERM
-    assert err.strip() == "terminated by SIGTERM: stopped, its child processes ended"
+    assert err.strip() == "terminated by SIGTERM: stopped; nothing it started is left running"
     names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert f"radiotcp-{proc.pid}-" not in names
 

@@ -152,7 +152,7 @@ def test_sweep_is_reproducible_and_rerun_computes_nothing(tmp_path):
         ra = run_sweep(s, REPO, a, jobs=2)
         rb = run_sweep(s, REPO, b, jobs=1)
         assert ra.computed == rb.computed == 12 == len(ra.records)
-        assert by_key(ra) == by_key(rb), "process pool and in-process give the same runs"
+        assert by_key(ra) == by_key(rb), "the pool and one thread give the same runs"
         again = run_sweep(s, REPO, a, jobs=2)
         assert again.computed == 0
         assert by_key(again) == by_key(ra)
@@ -314,7 +314,7 @@ BUSY_SWEEP = SLOW_SWEEP.replace("runs = 6", "runs = 60")
 
 def _start_busy_sweep(tmp_path) -> tuple[subprocess.Popen, Path]:
     """A sweep on a pool of two cores (``--jobs 2``: the driver and a worker thread) in a
-    subprocess, returned once a first run is stored and the worker thread exists."""
+    subprocess, returned once a first run is stored."""
     sweep_file = tmp_path / "busy.toml"
     sweep_file.write_text(BUSY_SWEEP.format(preset=PRESET))
     store = tmp_path / "store.sqlite"
@@ -560,20 +560,23 @@ def _sweep_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name.startswith(WORKER_THREAD)]
 
 
-# A run of several hundred thousand events (the stop event is checked every 65,536).
+# A run of several hundred thousand events (the stop flag is checked every 65,536).
 LONG_RUN = {"simulation": {"duration_s": 2000.0}, "flows": {"count": 2}}
+# One run of some seconds (wired, 4 flows, 2 x 10^6 s).
+VERY_LONG_RUN = {"simulation": {"duration_s": 2e6}, "flows": {"count": 4}}
 
 
 def test_a_worker_thread_s_run_in_progress_stops_when_the_pool_is_closed(monkeypatch):
-    """The worker thread's chunk of long runs is in progress when the driver's own one-run
-    chunk returns and the consumer stops: it ends there (KeyboardInterrupt inside the run),
-    and the chunk queued behind it never starts. Without the stop event the worker would run
-    its chunk to the end (some seconds) and `close` would wait for it."""
+    """The worker thread's one run of some seconds is in progress when the driver's own
+    one-run chunk (about 0.1 s) returns and the consumer stops: it ends there, inside the
+    run (the core reads the stop flag every 65,536 events), and the chunk queued behind it
+    never starts. Without the in-run check `close` would wait for the whole run."""
     import radiotcp.sweep as sweep_mod
     from radiotcp.config import load, to_core_json
 
-    doc = to_core_json(load(PRESET, overrides=LONG_RUN))
-    long_chunk = [(f"k{i}", doc, 1, i) for i in range(200)]
+    long_chunk = [("k", to_core_json(load(PRESET, overrides=VERY_LONG_RUN)), 1, 0)]
+    # About 0.1 s: the worker thread has long entered its run when this one ends.
+    short = to_core_json(load(PRESET, overrides={"simulation": {"duration_s": 30000.0}}))
     outcomes: list[str] = []
     real = sweep_mod.run_chunk
 
@@ -588,29 +591,45 @@ def test_a_worker_thread_s_run_in_progress_stops_when_the_pool_is_closed(monkeyp
 
     monkeypatch.setattr(sweep_mod, "run_chunk", recording)
     # The first two chunks go to the one worker thread, the third is the driver's own.
-    results = sweep_mod._run_local(iter([long_chunk, long_chunk, [long_chunk[0]]]), 2)
+    results = sweep_mod._run_local(iter([long_chunk, long_chunk, [("s", short, 1, 0)]]), 2)
     assert len(next(results)) == 1
     results.close()
     assert outcomes == ["done", "stopped"]  # the driver's chunk, then the worker's
     assert not _sweep_threads()
 
 
-def test_a_set_stop_event_interrupts_a_run_and_a_chunk():
-    """``simulate_metrics`` checks the event with the signals (every 65,536 events) and ends
-    the run with KeyboardInterrupt; ``run_chunk`` checks it before each run as well."""
+def test_a_set_stop_flag_interrupts_a_run_and_a_chunk():
+    """``simulate_chunk`` reads the flag every 65,536 events of a run and before each run,
+    and ends with KeyboardInterrupt; unset, the chunk runs (same results as one by one)."""
     from radiotcp import _core
-    from radiotcp._worker import run_chunk
     from radiotcp.config import load, to_core_json
 
     doc = to_core_json(load(PRESET, overrides=LONG_RUN))
-    ev = threading.Event()
-    metrics, _ = _core.simulate_metrics(doc, 1, 0, ev)
+    flag = _core.StopFlag()
+    assert not flag.is_set()
+    [(key, metrics, wall, cpu)] = _core.simulate_chunk([("k", doc, 1, 0)], flag)
+    assert key == "k" and wall > 0 and cpu > 0
+    assert metrics == _core.simulate_metrics(doc, 1, 0)[0]
     assert json.loads(metrics.replace("NaN", "null"))["events"] > 3 * 65536
-    ev.set()
+    flag.set()
+    assert flag.is_set()
     with pytest.raises(KeyboardInterrupt):
-        _core.simulate_metrics(doc, 1, 0, ev)
+        _core.simulate_chunk([("k", doc, 1, 0)], flag)
     with pytest.raises(KeyboardInterrupt):
-        run_chunk([("k", "not even JSON", 1, 0)], ev)
+        _core.simulate_chunk([("k", "not even JSON", 1, 0)], flag)
+
+
+def test_a_chunk_s_failing_run_raises_as_one_run_does():
+    from radiotcp import _core
+    from radiotcp.config import load, to_core_json
+
+    doc = to_core_json(load(PRESET, overrides={"simulation": {"duration_s": 10.0}}))
+    bad = doc.replace('"duration_s": 10.0', '"duration_s": -1.0')
+    with pytest.raises(ConfigError) as one:
+        _core.simulate_metrics(bad, 1, 0)
+    with pytest.raises(ConfigError) as chunk:
+        _core.simulate_chunk([("a", doc, 1, 0), ("b", bad, 1, 0)])
+    assert str(chunk.value) == str(one.value)
 
 
 @needs_linux

@@ -1,7 +1,6 @@
 """Type stub of the compiled binding ``radiotcp._core`` (crates/radiotcp-py/src/lib.rs and
 emulation.rs). tests/test_stub.py checks it against the built extension (mypy.stubtest)."""
 
-import threading
 from collections.abc import Callable, Sequence
 from os import PathLike
 from typing import Any, final
@@ -9,6 +8,7 @@ from typing import Any, final
 # The names the module's __all__ holds (pyo3 lists every function and class it adds).
 __all__ = [
     "Emulation",
+    "StopFlag",
     "_panic_for_test",
     "ack_t_id_ms",
     "check_config",
@@ -19,6 +19,7 @@ __all__ = [
     "lte_mcs_sinr_db",
     "resolve_config",
     "simulate",
+    "simulate_chunk",
     "simulate_metrics",
     "source_hash",
     "version",
@@ -58,13 +59,29 @@ def simulate(
     counts. OSError if a file cannot be written.
     """
 
-def simulate_metrics(
-    config_json: str, seed: int, run_index: int, stop: threading.Event | None = None
-) -> tuple[str, float]:
+def simulate_metrics(config_json: str, seed: int, run_index: int) -> tuple[str, float]:
     """Run one replication; return its flat metrics as JSON text (NaN as ``NaN``) and the
-    wall time of the simulation proper. Raises like :func:`simulate`; ``stop.is_set()``
-    true ends the run with ``KeyboardInterrupt`` (checked with the signals, every few
-    thousand events)."""
+    wall time of the simulation proper. Raises like :func:`simulate`."""
+
+@final
+class StopFlag:
+    """Set, it stops the runs of :func:`simulate_chunk` that watch it (read without the
+    GIL, before each run and every 65,536 events)."""
+
+    def __init__(self) -> None: ...
+    def set(self) -> None: ...
+    def is_set(self) -> bool: ...
+
+def simulate_chunk(
+    tasks: Sequence[tuple[str, str, int, int]],
+    stop: StopFlag | None = None,
+    signals: bool = False,
+) -> list[tuple[str, str, float, float]]:
+    """Run a sweep's chunk of (key, configuration JSON, seed, run index) with the GIL
+    released; return (key, flat metrics as JSON, wall time of the simulation proper, the
+    thread's CPU seconds) per run. ``stop`` set ends it with ``KeyboardInterrupt``;
+    ``signals`` also checks for Ctrl-C (main thread). The first failing run raises as
+    :func:`simulate` does."""
 
 def lte_mcs_sinr_db(mcs: int) -> float:
     """SINR (dB) at which downlink MCS `mcs` (0..=28) reaches 10 % BLER. ``ValueError`` for

@@ -9,8 +9,11 @@ text).
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from radiotcp._core import StopFlag
 
 # (run key, resolved config JSON, seed, run index)
 Task = tuple[str, str, int, int]
@@ -19,18 +22,12 @@ Task = tuple[str, str, int, int]
 Done = tuple[str, str, float, float]
 
 
-def run_chunk(tasks: Sequence[Task], stop: threading.Event | None = None) -> list[Done]:
-    """Run each task with the Rust core and reduce its result to flat metrics. ``stop`` set
-    (the local pool's driver ending early) ends the chunk: the run in progress within a few
-    thousand events, with ``KeyboardInterrupt``."""
+def run_chunk(tasks: Sequence[Task], stop: StopFlag | None = None) -> list[Done]:
+    """Run each task with the Rust core and reduce its result to flat metrics, the whole chunk
+    with the GIL released (``_core.simulate_chunk``). ``stop`` set (the local pool's driver
+    ending early) ends the chunk with ``KeyboardInterrupt``: the run in progress within a
+    few thousand events. On the main thread the runs also stop for Ctrl-C."""
     from radiotcp import _core
 
-    out: list[Done] = []
-    cpu = time.thread_time
-    for key, doc, seed, run_index in tasks:
-        if stop is not None and stop.is_set():
-            raise KeyboardInterrupt("sweep stopped")
-        c0 = cpu()
-        metrics, wall = _core.simulate_metrics(doc, seed, run_index, stop)
-        out.append((key, metrics, wall, cpu() - c0))
-    return out
+    main = threading.current_thread() is threading.main_thread()
+    return _core.simulate_chunk(list(tasks), stop, main)

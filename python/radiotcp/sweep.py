@@ -22,7 +22,6 @@ import itertools
 import json
 import math
 import os
-import threading
 import tomllib
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -545,11 +544,12 @@ def _chunks(
 def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
     """Run the chunks on `jobs` cores: `jobs - 1` worker threads plus this thread, which runs
     chunks itself whenever no worker result is waiting. The core releases the GIL for a whole
-    run, so the threads' runs proceed in parallel; only a run's few Python lines take turns.
-    Threads rather than processes: nothing is forked, pickled or sent through a pipe, and
-    nothing outlives the driver, whatever ends it (the 720-run wired sweep: 81 -> 85 % of 2
-    cores, docs/experiments.md). The driver's own work (storing results) shares a core with
-    its simulations instead of competing with `jobs` workers for `jobs` cores."""
+    chunk (``_core.simulate_chunk``), so the threads' runs proceed in parallel and a worker
+    takes the GIL only to start and end a chunk. Threads rather than processes: nothing is
+    forked, pickled or sent through a pipe, and nothing outlives the driver, whatever ends it
+    (the 720-run wired sweep: 79 -> 87-89 % of 2 cores, docs/experiments.md). The driver's
+    own work (storing results) shares a core with its simulations instead of competing with
+    `jobs` workers for `jobs` cores."""
     if jobs <= 1:
         for c in chunks:
             yield run_chunk(c)
@@ -558,7 +558,7 @@ def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
     # Set when the sweep ends early (Ctrl-C, SIGTERM: see run_sweep; an error; the consumer
     # closing this generator): the workers' runs stop within a few thousand events, rather
     # than the driver waiting for their chunks.
-    stop = threading.Event()
+    stop = _core.StopFlag()
     pool = ThreadPoolExecutor(max_workers=jobs - 1, thread_name_prefix=WORKER_THREAD)
     finished = False
     try:
@@ -592,7 +592,7 @@ def _run_local(chunks: Iterable[list[Task]], jobs: int) -> Iterator[list[Done]]:
 WORKER_THREAD = "radiotcp-sweep"
 
 
-def _stop_workers(stop: threading.Event) -> None:
+def _stop_workers(stop: _core.StopFlag) -> None:
     """End the worker threads' chunks: their runs in progress stop at their next check (a few
     thousand events), their queued chunks do not start, nothing of them is stored."""
     stop.set()

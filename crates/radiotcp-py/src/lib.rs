@@ -7,6 +7,7 @@ mod emulation;
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use numpy::IntoPyArray;
@@ -94,18 +95,67 @@ fn parse_cached(text: &str) -> Result<Rc<ScenarioConfig>, Vec<ConfigError>> {
     })
 }
 
-/// Why a run returned no result.
+/// Why a run returned no result, kept until the GIL is held to make the Python exception.
 enum Failed {
     /// The document is not a valid configuration.
     Parse(Vec<ConfigError>),
     Run(RunError),
+    /// A panic in the core (its state is dropped with the run; nothing is reused).
+    Panic(Box<dyn std::any::Any + Send>),
+}
+
+impl Failed {
+    /// The Python exception: `radiotcp.ConfigError`, `SimulationError` (a panic), OSError,
+    /// or for an interrupted run what interrupted it (`pending`: Ctrl-C's KeyboardInterrupt,
+    /// a progress callback's exception), else KeyboardInterrupt (a stop flag).
+    fn into_pyerr(
+        self,
+        py: Python<'_>,
+        pending: Option<PyErr>,
+        config_json: &str,
+        seed: u64,
+        run_index: u64,
+    ) -> PyErr {
+        match self {
+            Failed::Parse(problems) => config_errors(py, &problems),
+            Failed::Panic(p) => simulation_error(py, p, seed, run_index, config_json),
+            Failed::Run(RunError::Config(e)) => config_error(py, &e),
+            Failed::Run(RunError::Interrupted) => {
+                pending.unwrap_or_else(|| PyKeyboardInterrupt::new_err("run interrupted"))
+            }
+            Failed::Run(RunError::Io(e)) => PyOSError::new_err(e),
+        }
+    }
+}
+
+/// Parse `config_json` (cached per thread), run it and `finish` the result, without touching
+/// Python (called with the GIL released). The wall time is that of the simulation proper.
+fn run_detached<T>(
+    config_json: &str,
+    seed: u64,
+    run_index: u64,
+    opts: &RunOptions,
+    inject_panic: bool,
+    check: &mut dyn FnMut(Progress) -> Check,
+    finish: impl FnOnce(RunResult) -> T,
+) -> Result<(T, f64), Failed> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let cfg = parse_cached(config_json).map_err(Failed::Parse)?;
+        let t0 = Instant::now();
+        if inject_panic {
+            panic!("deliberate panic (test of the guard)");
+        }
+        let r =
+            radiotcp_core::run_checked(&cfg, seed, run_index, opts, check).map_err(Failed::Run)?;
+        let wall = t0.elapsed().as_secs_f64();
+        Ok((finish(r), wall))
+    }))
+    .unwrap_or_else(|p| Err(Failed::Panic(p)))
 }
 
 /// Run the core with the GIL released, checking for Ctrl-C every few thousand events, and
-/// `finish` the result there too. The configuration is parsed with the GIL released as well:
-/// the threads of a sweep's local pool then parse, run and encode in parallel, taking turns
-/// only for their few Python lines. Returns what `finish` made and the wall time of the
-/// simulation proper.
+/// `finish` the result there too. The configuration is parsed with the GIL released as well.
+/// Returns what `finish` made and the wall time of the simulation proper.
 #[allow(clippy::too_many_arguments)]
 fn run_core<T: Send>(
     py: Python<'_>,
@@ -122,7 +172,6 @@ fn run_core<T: Send>(
         max_wall_s,
         progress,
         pcap,
-        stop,
     } = budget;
     let opts = RunOptions {
         traces,
@@ -132,10 +181,6 @@ fn run_core<T: Send>(
 
     let (outcome, pending) = py.detach(|| {
         let mut pending: Option<PyErr> = None;
-        let cfg = match parse_cached(config_json) {
-            Ok(cfg) => cfg,
-            Err(problems) => return (Ok(Err(Failed::Parse(problems))), pending),
-        };
         let t0 = Instant::now();
         let mut last_report = t0;
         // Called every 65,536 events (a few ms of work): Ctrl-C, the progress display (at most
@@ -145,18 +190,6 @@ fn run_core<T: Send>(
                 if let Err(e) = py.check_signals() {
                     pending = Some(e);
                     return Check::Interrupt;
-                }
-                // Signals reach only the main thread: a sweep's worker threads are told to
-                // stop through their `stop` event instead (set when the sweep ends early).
-                if let Some(ev) = &stop {
-                    match ev.call_method0(py, "is_set").and_then(|v| v.is_truthy(py)) {
-                        Ok(false) => {}
-                        Ok(true) => return Check::Interrupt,
-                        Err(e) => {
-                            pending = Some(e);
-                            return Check::Interrupt;
-                        }
-                    }
                 }
                 if let Some(cb) = &progress {
                     if last_report.elapsed() >= PROGRESS_EVERY {
@@ -173,31 +206,114 @@ fn run_core<T: Send>(
                 }
             })
         };
-        // The state a panic leaves behind is dropped with the run; nothing is reused.
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            if inject_panic {
-                panic!("deliberate panic (test of the guard)");
-            }
-            match radiotcp_core::run_checked(&cfg, seed, run_index, &opts, &mut check) {
-                Ok(r) => {
-                    let wall = t0.elapsed().as_secs_f64();
-                    Ok((finish(r), wall))
-                }
-                Err(e) => Err(Failed::Run(e)),
-            }
-        }));
+        let outcome = run_detached(
+            config_json,
+            seed,
+            run_index,
+            &opts,
+            inject_panic,
+            &mut check,
+            finish,
+        );
         (outcome, pending)
     });
-    let outcome = outcome.map_err(|p| simulation_error(py, p, seed, run_index, config_json))?;
+    outcome.map_err(|f| f.into_pyerr(py, pending, config_json, seed, run_index))
+}
 
-    match outcome {
-        Ok(done) => Ok(done),
-        Err(Failed::Parse(problems)) => Err(config_errors(py, &problems)),
-        Err(Failed::Run(RunError::Config(e))) => Err(config_error(py, &e)),
-        Err(Failed::Run(RunError::Interrupted)) => {
-            Err(pending.unwrap_or_else(|| PyKeyboardInterrupt::new_err("run interrupted")))
+/// A flag that stops the runs of [`simulate_chunk`] (a sweep's worker threads) when set: an
+/// atomic the core reads without the GIL, every 65,536 events and before each run.
+#[pyclass(module = "radiotcp._core", frozen)]
+#[derive(Default)]
+struct StopFlag {
+    set: AtomicBool,
+}
+
+#[pymethods]
+impl StopFlag {
+    #[new]
+    fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stop the runs that watch this flag.
+    fn set(&self) {
+        self.set.store(true, Ordering::Relaxed);
+    }
+
+    fn is_set(&self) -> bool {
+        self.set.load(Ordering::Relaxed)
+    }
+}
+
+/// The CPU time this thread has used, in seconds (`CLOCK_THREAD_CPUTIME_ID`).
+fn thread_cpu_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec to write; the clock id is a constant Linux provides.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// A sweep's chunk: `tasks` of (key, resolved configuration JSON, seed, run index), each run
+/// and reduced to `(key, flat metrics as JSON, wall time of the simulation proper, the
+/// thread's CPU seconds for the run)`, the whole chunk with the GIL released. A worker thread
+/// then needs the GIL twice per chunk, not several times per run: each of those waited while
+/// the driver ran Python (up to the interpreter's 5 ms switch interval, 18x slower runs in a
+/// test of 60 s wired runs). `stop` set ends the chunk (KeyboardInterrupt), checked before
+/// each run and every 65,536 events without the GIL; `signals` (the main thread only) also
+/// checks for Ctrl-C there, which takes the GIL. The first failing run raises as
+/// [`simulate`] does, and the chunk's other results are dropped.
+#[pyfunction]
+#[pyo3(signature = (tasks, stop=None, signals=false))]
+fn simulate_chunk(
+    py: Python<'_>,
+    tasks: Vec<(String, String, u64, u64)>,
+    stop: Option<Py<StopFlag>>,
+    signals: bool,
+) -> PyResult<Vec<(String, String, f64, f64)>> {
+    let opts = RunOptions::default();
+    let stop = stop.as_ref().map(|s| s.get());
+    let stopped = || stop.is_some_and(|s| s.is_set());
+    let (done, failure) = py.detach(|| {
+        let mut done = Vec::with_capacity(tasks.len());
+        let mut pending: Option<PyErr> = None;
+        for (i, (key, doc, seed, run_index)) in tasks.iter().enumerate() {
+            if stopped() {
+                return (done, Some((i, Failed::Run(RunError::Interrupted), pending)));
+            }
+            let mut check = |_: Progress| -> Check {
+                if stopped() {
+                    return Check::Interrupt;
+                }
+                if signals {
+                    if let Err(e) = Python::attach(|py| py.check_signals()) {
+                        pending = Some(e);
+                        return Check::Interrupt;
+                    }
+                }
+                Check::Continue
+            };
+            let c0 = thread_cpu_s();
+            let run = run_detached(doc, *seed, *run_index, &opts, false, &mut check, |r| {
+                radiotcp_core::metrics::flat_metrics_json(&r)
+            });
+            match run {
+                Ok((metrics, wall)) => {
+                    done.push((key.clone(), metrics, wall, thread_cpu_s() - c0));
+                }
+                Err(f) => return (done, Some((i, f, pending))),
+            }
         }
-        Err(Failed::Run(RunError::Io(e))) => Err(PyOSError::new_err(e)),
+        (done, None)
+    });
+    match failure {
+        None => Ok(done),
+        Some((i, f, pending)) => {
+            let (_, doc, seed, run_index) = &tasks[i];
+            Err(f.into_pyerr(py, pending, doc, *seed, *run_index))
+        }
     }
 }
 
@@ -213,9 +329,6 @@ struct Budget {
     progress: Option<Py<PyAny>>,
     /// The pcap export.
     pcap: Option<CaptureSpec>,
-    /// An object whose `is_set()` (a `threading.Event`) ends the run when true, checked with
-    /// the signals: how a sweep stops the runs of its worker threads.
-    stop: Option<Py<PyAny>>,
 }
 
 /// Run one replication of the scenario described by `config_json` (the fully resolved
@@ -272,7 +385,6 @@ fn simulate<'py>(
         max_wall_s,
         progress,
         pcap,
-        stop: None,
     };
     let (mut result, wall) = run_core(
         py,
@@ -320,30 +432,21 @@ pub(crate) fn add_metrics_and_traces(
 }
 
 /// Run one replication and return only `(metrics_json, wall_time_s)`: the flat metrics as a
-/// JSON object (NaN written as `NaN`). What a sweep worker needs, without building the full
-/// result in Python. `stop`: an object (a `threading.Event`) whose `is_set()` true ends the
-/// run with KeyboardInterrupt, checked every few thousand events like Ctrl-C.
+/// JSON object (NaN written as `NaN`), encoded with the GIL released, beside the run.
 #[pyfunction]
-#[pyo3(signature = (config_json, seed, run_index, stop=None))]
 fn simulate_metrics(
     py: Python<'_>,
     config_json: &str,
     seed: u64,
     run_index: u64,
-    stop: Option<Py<PyAny>>,
 ) -> PyResult<(String, f64)> {
-    let budget = Budget {
-        stop,
-        ..Budget::default()
-    };
-    // The metrics are encoded with the GIL released, beside the run.
     run_core(
         py,
         config_json,
         seed,
         run_index,
         false,
-        budget,
+        Budget::default(),
         false,
         |r| radiotcp_core::metrics::flat_metrics_json(&r),
     )
@@ -481,6 +584,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_chunk, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_cost, m)?)?;
     m.add_function(wrap_pyfunction!(default_config_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_config, m)?)?;
@@ -492,5 +596,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(source_hash, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_class::<emulation::Emulation>()?;
+    m.add_class::<StopFlag>()?;
     Ok(())
 }

@@ -125,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted (Ctrl-C): the run was stopped, nothing was written", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Terminated as e:  # SIGTERM / SIGHUP where a command turns them into an exception
-        print(f"{e}: stopped, its child processes ended", file=sys.stderr)
+        print(f"{e}: stopped; nothing it started is left running", file=sys.stderr)
         return e.exit_status
     except BrokenPipeError:  # e.g. `radiotcp run ... --json | head`
         return EXIT_OK
