@@ -9,9 +9,9 @@ in the results store under a key of its full configuration, so a repeated or int
 sweep computes only what is missing.
 
 Execution is local (a pool of threads over all cores by default, the core releasing the GIL
-for each run, or in-process with ``jobs=1``) or on a Dask cluster (``cluster=`` a scheduler
-address or a ``Client``); the results are identical because every run is a pure function of
-its configuration and seed.
+for each chunk of runs, or in-process with ``jobs=1``) or on a Dask cluster (``cluster=`` a
+scheduler address or a ``Client``); the results are identical because every run is a pure
+function of its configuration and seed.
 """
 
 from __future__ import annotations
