@@ -4,7 +4,7 @@
 
 use crate::engine::{to_millis, to_secs, Time, TimerSlot};
 use crate::packet::{HostId, Packet, PacketKind, TcpOpts};
-use crate::results::{FlowStats, RunResult};
+use crate::results::{FlowStats, RunResult, Trace, Traces};
 use crate::tcp::{ReceiverParams, SenderParams, TcpReceiver, TcpSender, SSTHRESH_INFINITE};
 
 use super::{Ctx, NodeEvent};
@@ -206,7 +206,7 @@ impl Host {
             PacketKind::Ack => {
                 let now = ctx.now;
                 if let Some(t) = ctx.probe.traces.as_mut() {
-                    t.ack_received.push(to_secs(now), pkt.flow, pkt.seq as f64);
+                    trace(&mut t.ack_received, now, pkt.flow, pkt.seq as f64);
                 }
                 let i = self.index(pkt.flow);
                 self.tx[i]
@@ -260,7 +260,7 @@ impl Host {
                 },
             };
             if let Some(t) = ctx.probe.traces.as_mut() {
-                t.seq_sent.push(to_secs(now), f.flow, seg.seq as f64);
+                trace(&mut t.seq_sent, now, f.flow, seg.seq as f64);
             }
             if seg.retransmission {
                 ctx.probe.on_retransmit(now, f.flow, seg.seq, seg.len);
@@ -272,30 +272,7 @@ impl Host {
             NodeEvent::Host(HostEvent::SenderTimer { flow, generation })
         });
         if let Some(t) = ctx.probe.traces.as_mut() {
-            let time = to_secs(now);
-            let cur = (f.sender.cwnd(), f.sender.ssthresh());
-            if cur.0 != f.traced.0 {
-                t.cwnd.push(time, flow, cur.0 as f64);
-            }
-            if cur.1 != f.traced.1 {
-                t.ssthresh.push(time, flow, ssthresh_value(cur.1));
-            }
-            f.traced = cur;
-            let window = f.sender.send_window();
-            if window != f.traced_window {
-                t.window.push(time, flow, window as f64);
-                f.traced_window = window;
-            }
-            let rto = f.sender.rto();
-            if rto != f.traced_rto {
-                t.rto.push(time, flow, to_millis(rto));
-                f.traced_rto = rto;
-            }
-            let cuts = f.sender.stats.cwnd_reductions;
-            if cuts != f.traced_cuts {
-                t.cwnd_reductions.push(time, flow, cuts as f64);
-                f.traced_cuts = cuts;
-            }
+            trace_sender(t, now, f);
         }
     }
 
@@ -312,12 +289,12 @@ impl Host {
         if measuring {
             f.delays.push(now - pkt.sent_at);
         }
-        if f.receiver.has(pkt.seq, pkt.len) {
-            f.duplicate_arrivals += 1;
-        }
         ctx.probe.on_arrival(now, pkt);
         let ts = pkt.opt.ts.then(|| pkt.ts_val());
         let arrival = f.receiver.on_segment_ts(now, pkt.seq, pkt.len, ts);
+        // The receiver tells a duplicate from its own comparisons with RCV.NXT: asking
+        // `has` first cost a second lookup per segment.
+        f.duplicate_arrivals += arrival.duplicate as u64;
         if measuring {
             f.bytes_delivered += arrival.delivered;
         }
@@ -328,10 +305,9 @@ impl Host {
         }
         if let Some(t) = ctx.probe.traces.as_mut() {
             if arrival.delivered > 0 {
-                t.delivered
-                    .push(to_secs(now), pkt.flow, f.receiver.rcv_nxt() as f64);
+                trace(&mut t.delivered, now, pkt.flow, f.receiver.rcv_nxt() as f64);
             }
-            t.seq_received.push(to_secs(now), pkt.flow, pkt.seq as f64);
+            trace(&mut t.seq_received, now, pkt.flow, pkt.seq as f64);
         }
         self.after_receiver(ctx, i, arrival.ack);
     }
@@ -411,6 +387,46 @@ fn send(ctx: &mut Ctx, host: HostId, pkt: &Packet) {
         c.at_host(ctx.now, host, pkt);
     }
     ctx.forward(pkt);
+}
+
+/// A point of a trace. Out of line and cold: traces are off in the runs that are timed, and
+/// inlined, the time's conversion to seconds was hoisted to the top of the sender's drain
+/// loop and paid on every ACK whether or not a trace was recorded.
+#[cold]
+#[inline(never)]
+fn trace(series: &mut Trace, now: Time, flow: u32, value: f64) {
+    series.push(to_secs(now), flow, value);
+}
+
+/// The sender's state traces after an ACK or a timer, each on change (out of line and cold
+/// like [`trace`]).
+#[cold]
+#[inline(never)]
+fn trace_sender(t: &mut Traces, now: Time, f: &mut TxFlow) {
+    let (time, flow) = (to_secs(now), f.flow);
+    let cur = (f.sender.cwnd(), f.sender.ssthresh());
+    if cur.0 != f.traced.0 {
+        t.cwnd.push(time, flow, cur.0 as f64);
+    }
+    if cur.1 != f.traced.1 {
+        t.ssthresh.push(time, flow, ssthresh_value(cur.1));
+    }
+    f.traced = cur;
+    let window = f.sender.send_window();
+    if window != f.traced_window {
+        t.window.push(time, flow, window as f64);
+        f.traced_window = window;
+    }
+    let rto = f.sender.rto();
+    if rto != f.traced_rto {
+        t.rto.push(time, flow, to_millis(rto));
+        f.traced_rto = rto;
+    }
+    let cuts = f.sender.stats.cwnd_reductions;
+    if cuts != f.traced_cuts {
+        t.cwnd_reductions.push(time, flow, cuts as f64);
+        f.traced_cuts = cuts;
+    }
 }
 
 /// ssthresh for traces: the "arbitrarily high" initial value is shown as +inf.

@@ -154,6 +154,10 @@ pub struct Arrival {
     /// Bytes newly delivered in order to the application.
     pub delivered: u64,
     pub ack: Option<Ack>,
+    /// Every byte of the segment had arrived before (what [`TcpReceiver::has`] said just
+    /// before it): told by the arrival's own comparisons with RCV.NXT, so a caller counting
+    /// duplicate arrivals needs no second lookup per segment.
+    pub duplicate: bool,
 }
 
 /// Receiver with an always-reading application, out-of-order buffering and delayed ACKs.
@@ -326,10 +330,12 @@ impl TcpReceiver {
             return Arrival {
                 delivered: 0,
                 ack: Some(self.send_ack()),
+                duplicate: true,
             };
         }
         if seq > self.data.rcv_nxt() {
             // RFC 5681 §4.2: an out-of-order segment triggers an immediate duplicate ACK.
+            let duplicate = self.data.has(seq, len);
             self.data.insert(seq, end);
             if self.p.sack {
                 self.note_recent(seq);
@@ -337,8 +343,10 @@ impl TcpReceiver {
             return Arrival {
                 delivered: 0,
                 ack: Some(self.send_ack()),
+                duplicate,
             };
         }
+        // seq <= RCV.NXT < end: the byte at RCV.NXT is new (held blocks start above it).
         let had_gap = self.data.has_gap();
         let delivered = self.data.insert(seq, end);
         let ack = if had_gap {
@@ -358,7 +366,11 @@ impl TcpReceiver {
                 None
             }
         };
-        Arrival { delivered, ack }
+        Arrival {
+            delivered,
+            ack,
+            duplicate: false,
+        }
     }
 
     /// The delayed-ACK timer; returns the ACK if it is due.
