@@ -167,7 +167,7 @@ impl Host {
             HostEvent::FlowStart(f) => {
                 let i = self.index(f);
                 self.tx[i].sender.start();
-                self.after_sender(ctx, i);
+                self.drain(ctx, i);
             }
             HostEvent::SenderTimer { flow, generation } => {
                 let i = self.index(flow);
@@ -179,7 +179,7 @@ impl Host {
                     if let Some(t) = f.sender.handle_timeout(now) {
                         ctx.probe.on_timeout(now, flow, t.una);
                     }
-                    self.after_sender(ctx, i);
+                    self.drain(ctx, i);
                 }
             }
             HostEvent::ReceiverTimer { flow, generation } => {
@@ -193,31 +193,46 @@ impl Host {
         }
     }
 
+    /// A packet for this host: data for one of its receivers or an ACK for one of its
+    /// senders. Inlined into the node's dispatch, so each kind goes straight to its own
+    /// handler: as one function, an ACK paid this frame and then the drain's (the two
+    /// kinds share no work but the capture).
+    #[inline(always)]
     pub fn receive(&mut self, ctx: &mut Ctx, pkt: &Packet) {
         debug_assert_eq!(pkt.dst, self.id, "routed to the wrong host");
-        if let Some(c) = ctx.probe.capture.as_mut() {
-            c.at_host(ctx.now, self.id, pkt);
-            if pkt.kind == PacketKind::Ack {
-                c.sender_got_ack(pkt.flow, pkt);
-            }
-        }
         match pkt.kind {
             PacketKind::Data => self.deliver_data(ctx, pkt),
-            PacketKind::Ack => {
-                let now = ctx.now;
-                if let Some(t) = ctx.probe.traces.as_mut() {
-                    trace(&mut t.ack_received, now, pkt.flow, pkt.seq as f64);
-                }
-                let i = self.index(pkt.flow);
-                self.tx[i]
-                    .sender
-                    .on_ack_opts(now, pkt.seq, pkt.rwnd, &pkt.opt);
-                self.after_sender(ctx, i);
-            }
+            PacketKind::Ack => self.deliver_ack(ctx, pkt),
         }
     }
 
+    /// An ACK reaches the sender of its flow; the sender's drain is inlined here (its one
+    /// frame per ACK).
+    #[inline(never)]
+    fn deliver_ack(&mut self, ctx: &mut Ctx, pkt: &Packet) {
+        if let Some(c) = ctx.probe.capture.as_mut() {
+            c.at_host(ctx.now, self.id, pkt);
+            c.sender_got_ack(pkt.flow, pkt);
+        }
+        let now = ctx.now;
+        if let Some(t) = ctx.probe.traces.as_mut() {
+            trace(&mut t.ack_received, now, pkt.flow, pkt.seq as f64);
+        }
+        let i = self.index(pkt.flow);
+        self.tx[i]
+            .sender
+            .on_ack_opts(now, pkt.seq, pkt.rwnd, &pkt.opt);
+        self.after_sender(ctx, i);
+    }
+
+    /// [`Self::after_sender`] out of line, for the timers and the start (rarer than ACKs).
+    #[inline(never)]
+    fn drain(&mut self, ctx: &mut Ctx, i: usize) {
+        self.after_sender(ctx, i);
+    }
+
     /// Drain the sender's transmit queue into the network and keep its timer event in step.
+    #[inline(always)]
     fn after_sender(&mut self, ctx: &mut Ctx, i: usize) {
         let now = ctx.now;
         let f = &mut self.tx[i];
@@ -276,7 +291,12 @@ impl Host {
         }
     }
 
+    /// A data segment (or the SYN) reaches the receiver of its flow.
+    #[inline(never)]
     fn deliver_data(&mut self, ctx: &mut Ctx, pkt: &Packet) {
+        if let Some(c) = ctx.probe.capture.as_mut() {
+            c.at_host(ctx.now, self.id, pkt);
+        }
         let now = ctx.now;
         let measuring = now >= ctx.probe.measure_from;
         let i = self.index(pkt.flow);
