@@ -459,6 +459,29 @@ mod tests {
             }
         }
 
+        /// An arrival says it is a duplicate exactly when the receiver held all of it before
+        /// (what `has` answered when the host asked it first), in any arrival order, with
+        /// repeats, overlaps and holes.
+        #[test]
+        fn an_arrival_is_a_duplicate_iff_it_was_held(
+            arrivals in prop::collection::vec((0u64..40, 1u32..25), 0..120),
+        ) {
+            let mut r = TcpReceiver::new(ReceiverParams {
+                rcv_buf: 65_535,
+                window_scaling: false,
+                delack_count: 2,
+                delack_timeout: 200,
+                sack: true,
+                timestamps: false,
+                quickack_segments: 0,
+            });
+            for (i, (seg, len)) in arrivals.into_iter().enumerate() {
+                let seq = seg * 10;
+                let held = r.has(seq, len);
+                prop_assert_eq!(r.on_segment(i as Time, seq, len).duplicate, held);
+            }
+        }
+
         /// The interval set agrees with a byte-by-byte model under any arrival order.
         #[test]
         fn reassembly_matches_a_bytewise_model(

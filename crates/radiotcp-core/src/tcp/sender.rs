@@ -1143,3 +1143,47 @@ fn ts_sent_at(now: Time, ts: u32) -> Time {
     let back = ((now / NS_PER_MS) as u32).wrapping_sub(ts) as u64;
     now.saturating_sub(back * NS_PER_MS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{SentLog, SentRecord};
+
+    /// The log reads like the queue it replaced: records leave from the front in the order
+    /// they came, whatever the mix of pushes and drops, across every reclaiming of the
+    /// spent front (windows below and above `SentLog::SPENT`).
+    #[test]
+    fn the_sent_log_is_a_queue() {
+        let mut log = SentLog::default();
+        let mut model = std::collections::VecDeque::new();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = 0u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let window = if (x >> 40) % 2 == 0 { 5 } else { 90 };
+            if model.len() < window && (x & 3 != 0 || model.is_empty()) {
+                next += 1;
+                let r = SentRecord {
+                    end: next,
+                    sent_at: next * 7,
+                    retransmitted: x & 8 != 0,
+                };
+                log.push(r);
+                model.push_back(r);
+            } else {
+                let n = ((x >> 8) as usize % 3).min(model.len());
+                log.consume(n);
+                model.drain(..n);
+            }
+            let live = log.live();
+            assert_eq!(live.len(), model.len());
+            assert!(live
+                .iter()
+                .zip(&model)
+                .all(|(a, b)| (a.end, a.sent_at, a.retransmitted)
+                    == (b.end, b.sent_at, b.retransmitted)));
+            assert!(log.head <= SentLog::SPENT.max(log.recs.len() / 2 + 1));
+        }
+    }
+}
