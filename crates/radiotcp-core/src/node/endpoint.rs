@@ -69,9 +69,9 @@ const ABSENT: u32 = u32::MAX;
 
 /// Delay samples a receiver has room for from the start (512 KiB). Grown from empty, the
 /// vector went through a dozen reallocations, each a malloc, a copy and a free that sent
-/// glibc consolidating its free lists: half a percent of a 600 s wired run. A block this size
-/// is mapped, not carved from the heap, so its pages cost nothing until samples reach them,
-/// and growing it further remaps it in place.
+/// glibc consolidating its free lists: half a percent of a 600 s wired run. Untouched pages
+/// of a fresh block cost nothing until samples reach them (glibc maps a block this size, at
+/// least until a freed mapping raises its threshold), and few runs go beyond.
 const DELAYS_RESERVED: usize = 1 << 16;
 
 impl Host {
