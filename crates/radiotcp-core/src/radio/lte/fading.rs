@@ -347,8 +347,34 @@ impl Fading {
     /// rotates its phasors (one complex multiply per sinusoid and TTI) instead of evaluating
     /// sines, and re-evaluates exactly every few thousand steps and after a jump.
     pub fn gain_tti(&mut self, reader: usize, tti: u64) -> f64 {
-        let Kind::Jakes { paths, steps, norm } = &self.kind else {
+        let Kind::Jakes { steps, norm, .. } = &self.kind else {
             return self.gain(tti as f64 * TTI_S);
+        };
+        // The usual reading, this reader's own phasors a few TTIs behind, here; the rest out
+        // of line, so that this path saves and restores few registers.
+        if let Some(c) = self.cursors.get_mut(reader) {
+            if let Some(t) = c.tti {
+                if t <= tti && tti - t <= MAX_ROTATE && c.rotated < REFRESH {
+                    let k = tti - t;
+                    // The steps taken (the set bits of k; no popcount instruction in the
+                    // baseline x86-64 the crate is built for).
+                    c.rotated += steps_in(k);
+                    c.tti = Some(tti);
+                    let (re, im) = rotate_sums(&mut c.re, &mut c.im, steps, k);
+                    return (re * re + im * im) * norm * norm;
+                }
+            }
+        }
+        self.gain_tti_from_elsewhere(reader, tti)
+    }
+
+    /// [`Fading::gain_tti`] for a reader whose own phasors are not a few TTIs behind: from
+    /// another reader's, or evaluated exactly.
+    #[cold]
+    #[inline(never)]
+    fn gain_tti_from_elsewhere(&mut self, reader: usize, tti: u64) -> f64 {
+        let Kind::Jakes { paths, steps, norm } = &self.kind else {
+            unreachable!("only a Jakes process has phasors")
         };
         if self.cursors.len() <= reader {
             self.cursors.resize(reader + 1, Cursor::default());
