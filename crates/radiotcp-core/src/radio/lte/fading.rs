@@ -208,10 +208,85 @@ fn rotate_sums(
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx") {
         // SAFETY: AVX is present (checked just above).
-        return unsafe { rotate_sums_avx(re, im, steps, k) };
+        return unsafe {
+            match re.len() {
+                1 => rotate_sums_in_registers::<1>(re, im, steps, k),
+                2 => rotate_sums_in_registers::<2>(re, im, steps, k),
+                3 => rotate_sums_in_registers::<3>(re, im, steps, k),
+                4 => rotate_sums_in_registers::<4>(re, im, steps, k),
+                _ => rotate_sums_avx(re, im, steps, k),
+            }
+        };
     }
     rotate_by_bits(re, im, steps, k);
     sums(re, im)
+}
+
+/// [`rotate_sums_avx`] for `N` <= 4 lanes (up to 16 sinusoids, the usual M): the phasors
+/// stay in 2 `N` registers through all the rotations of the jump and are stored once, instead
+/// of loaded and stored again for each set bit of `k`. Each element still goes through the
+/// same multiplies and additions in the same order (the set bits lowest first, then the sums
+/// in sinusoid order), so the phasors and the sums are the same bit for bit.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn rotate_sums_in_registers<const N: usize>(
+    re: &mut [Lane],
+    im: &mut [Lane],
+    steps: &[(Vec<Lane>, Vec<Lane>); POW2],
+    k: u64,
+) -> (f64, f64) {
+    use std::arch::x86_64::{_mm256_add_pd, _mm256_castpd256_pd128};
+    use std::arch::x86_64::{_mm256_extractf128_pd, _mm256_loadu_pd, _mm256_mul_pd};
+    use std::arch::x86_64::{_mm256_setzero_pd, _mm256_storeu_pd, _mm256_sub_pd};
+    use std::arch::x86_64::{_mm256_unpackhi_pd, _mm256_unpacklo_pd, _mm_add_pd};
+    use std::arch::x86_64::{_mm_cvtsd_f64, _mm_setzero_pd, _mm_unpackhi_pd};
+    let re: &mut [Lane; N] = re.try_into().expect("N lanes");
+    let im: &mut [Lane; N] = im.try_into().expect("N lanes");
+    let (mut x, mut y) = ([_mm256_setzero_pd(); N], [_mm256_setzero_pd(); N]);
+    for q in 0..N {
+        // SAFETY: each pointer is to a whole `[f64; 4]` (unaligned loads).
+        unsafe {
+            x[q] = _mm256_loadu_pd(re[q].as_ptr());
+            y[q] = _mm256_loadu_pd(im[q].as_ptr());
+        }
+    }
+    let mut bits = k;
+    while bits != 0 {
+        let (pr, pi) = &steps[bits.trailing_zeros() as usize];
+        bits &= bits - 1;
+        let pr: &[Lane; N] = pr[..].try_into().expect("N lanes");
+        let pi: &[Lane; N] = pi[..].try_into().expect("N lanes");
+        for q in 0..N {
+            // SAFETY: each pointer is to a whole `[f64; 4]` (unaligned loads).
+            let (sr, si) = unsafe {
+                (
+                    _mm256_loadu_pd(pr[q].as_ptr()),
+                    _mm256_loadu_pd(pi[q].as_ptr()),
+                )
+            };
+            let r = _mm256_sub_pd(_mm256_mul_pd(x[q], sr), _mm256_mul_pd(y[q], si));
+            y[q] = _mm256_add_pd(_mm256_mul_pd(x[q], si), _mm256_mul_pd(y[q], sr));
+            x[q] = r;
+        }
+    }
+    let mut acc = _mm_setzero_pd();
+    for q in 0..N {
+        // SAFETY: each pointer is to a whole `[f64; 4]` (unaligned stores).
+        unsafe {
+            _mm256_storeu_pd(re[q].as_mut_ptr(), x[q]);
+            _mm256_storeu_pd(im[q].as_mut_ptr(), y[q]);
+        }
+        // As `sums_avx`: the pairs of sinusoids 0 to 3 of the lane, in order.
+        let (even, odd) = (
+            _mm256_unpacklo_pd(x[q], y[q]),
+            _mm256_unpackhi_pd(x[q], y[q]),
+        );
+        acc = _mm_add_pd(acc, _mm256_castpd256_pd128(even));
+        acc = _mm_add_pd(acc, _mm256_castpd256_pd128(odd));
+        acc = _mm_add_pd(acc, _mm256_extractf128_pd::<1>(even));
+        acc = _mm_add_pd(acc, _mm256_extractf128_pd::<1>(odd));
+    }
+    (_mm_cvtsd_f64(acc), _mm_cvtsd_f64(_mm_unpackhi_pd(acc, acc)))
 }
 
 /// [`rotate_avx`] then [`sums_avx`], the last rotation's lanes summed as they are stored.
@@ -628,7 +703,8 @@ mod tests {
         if !std::arch::is_x86_feature_detected!("avx") {
             return;
         }
-        for sinusoids in [16, 7] {
+        // 1 to 4 lanes (in registers), whole or padded, and 5 lanes (pass by pass).
+        for sinusoids in [16, 7, 1, 8, 10, 20] {
             let model = FadingModel::Jakes {
                 sinusoids,
                 doppler_hz: doppler_hz(30.0, 2e9),
@@ -641,7 +717,8 @@ mod tests {
             let start_im = lanes((0..sinusoids).map(|j| (j as f64 * 0.7).sin()), 0.0);
             let (mut re_a, mut im_a) = (start.clone(), start_im.clone());
             let (mut re_b, mut im_b) = (start.clone(), start_im.clone());
-            let (mut re_c, mut im_c) = (start, start_im);
+            let (mut re_c, mut im_c) = (start.clone(), start_im.clone());
+            let (mut re_d, mut im_d) = (start, start_im);
             for k in (0..=MAX_ROTATE).chain((0..=MAX_ROTATE).rev()) {
                 rotate_by_bits(&mut re_a, &mut im_a, steps, k);
                 // SAFETY: AVX is present (checked above).
@@ -656,11 +733,16 @@ mod tests {
                     (a, b)
                 };
                 assert_eq!((sr.to_bits(), si.to_bits()), (pr.to_bits(), pi.to_bits()));
+                // And as `gain_tti` takes them (the phasors in registers up to 4 lanes).
+                let (dr, di) = rotate_sums(&mut re_d, &mut im_d, steps, k);
+                assert_eq!((dr.to_bits(), di.to_bits()), (pr.to_bits(), pi.to_bits()));
                 let avx = re_b.iter().chain(&im_b).zip(re_c.iter().chain(&im_c));
-                for (a, (b, c)) in re_a.iter().chain(&im_a).zip(avx) {
+                let avx = avx.zip(re_d.iter().chain(&im_d));
+                for (a, ((b, c), d)) in re_a.iter().chain(&im_a).zip(avx) {
                     let bits = |l: &Lane| l.map(f64::to_bits);
                     assert_eq!(bits(a), bits(b), "jump {k}");
                     assert_eq!(bits(a), bits(c), "jump {k}, fused");
+                    assert_eq!(bits(a), bits(d), "jump {k}, in registers");
                 }
             }
         }
