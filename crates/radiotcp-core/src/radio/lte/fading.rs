@@ -207,7 +207,8 @@ fn rotate_sums(
 ) -> (f64, f64) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx") {
-        // SAFETY: AVX is present (checked just above).
+        // SAFETY: AVX is present (checked just above); the powers have as many lanes as the
+        // phasors (`Fading::new`).
         return unsafe {
             match re.len() {
                 1 => rotate_sums_in_registers::<1>(re, im, steps, k),
@@ -218,6 +219,18 @@ fn rotate_sums(
             }
         };
     }
+    rotate_sums_portable(re, im, steps, k)
+}
+
+/// [`rotate_sums`] without AVX. Out of line, so that the AVX path, which only dispatches,
+/// saves and restores no registers for the portable loops it does not run.
+#[inline(never)]
+fn rotate_sums_portable(
+    re: &mut [Lane],
+    im: &mut [Lane],
+    steps: &[(Vec<Lane>, Vec<Lane>); POW2],
+    k: u64,
+) -> (f64, f64) {
     rotate_by_bits(re, im, steps, k);
     sums(re, im)
 }
@@ -227,9 +240,14 @@ fn rotate_sums(
 /// of loaded and stored again for each set bit of `k`. Each element still goes through the
 /// same multiplies and additions in the same order (the set bits lowest first, then the sums
 /// in sinusoid order), so the phasors and the sums are the same bit for bit.
+///
+/// # Safety
+///
+/// AVX is present, and every list of `steps` has `N` lanes (as `Fading::new` builds them,
+/// like the phasors): the powers are read without a length check per set bit.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-fn rotate_sums_in_registers<const N: usize>(
+unsafe fn rotate_sums_in_registers<const N: usize>(
     re: &mut [Lane],
     im: &mut [Lane],
     steps: &[(Vec<Lane>, Vec<Lane>); POW2],
@@ -254,8 +272,14 @@ fn rotate_sums_in_registers<const N: usize>(
     while bits != 0 {
         let (pr, pi) = &steps[bits.trailing_zeros() as usize];
         bits &= bits - 1;
-        let pr: &[Lane; N] = pr[..].try_into().expect("N lanes");
-        let pi: &[Lane; N] = pi[..].try_into().expect("N lanes");
+        debug_assert!(pr.len() == N && pi.len() == N);
+        // SAFETY: `N` lanes in each list (the caller's promise).
+        let (pr, pi) = unsafe {
+            (
+                &*pr.as_ptr().cast::<[Lane; N]>(),
+                &*pi.as_ptr().cast::<[Lane; N]>(),
+            )
+        };
         for q in 0..N {
             // SAFETY: each pointer is to a whole `[f64; 4]` (unaligned loads).
             let (sr, si) = unsafe {
