@@ -1666,11 +1666,14 @@ impl LteNode {
             .discard_for_grant(a.tbs.saturating_sub(SHORT_BSR_BYTES), &mut self.packets);
         let mut need = ue.ue_rlc.buffer_status();
         while need < room as u64 {
-            let Some(p) = ue.filter.pop_front() else {
+            // Copied from the filter's queue into the RLC's: one copy of the packet, where
+            // `pop_front` took it apart through registers and the stack first.
+            let Some(p) = ue.filter.front() else {
                 break;
             };
             need += self.rat.rlc.sdu_cost(p.size);
-            ue.ue_rlc.offer_sdu(now, p);
+            ue.ue_rlc.offer_sdu(now, *p);
+            ue.filter.remove_front();
         }
         let re = a.n_prb * self.rat.tbs.re_per_prb(TbKind::Ul);
         let idx = self.pool.alloc(u, mcs, a.n_prb, re, a.tbs);
