@@ -865,7 +865,9 @@ impl LteNode {
     }
 
     /// BO statistics of a UE's downlink buffer (SDUs queued or held by the RLC) and the
-    /// `buffer` trace (id = UE index).
+    /// `buffer` trace (id = UE index). Inlined: every downlink SDU's arrival passes here, and
+    /// the call cost a third of what it does.
+    #[inline(always)]
     fn trace_buffer(&mut self, ctx: &mut Ctx, u: u32) {
         let ue = &mut self.ues[u as usize];
         let bo = ue.dl_sdus();
