@@ -331,8 +331,16 @@ pub struct AckFilter {
     queue: VecDeque<Queued>,
     /// Sum of `size + l2_overhead` over the queue: what a BSR would report.
     queued_bytes: u64,
-    /// Pure ACKs in the queue, all flows.
-    acks_queued: usize,
+    /// Pure ACKs in the queue, all flows. This and `inert_head` are 32-bit so that the filter
+    /// keeps its size in the cell's cache-line layout of a UE.
+    acks_queued: u32,
+    /// The queue's first packets that no scheme will ever discard, as far as a discard pass
+    /// has counted them: data and duplicate ACKs (`mark_eligible` never marks them, whatever
+    /// follows). A discard pass starts behind them; during a loss recovery the head holds
+    /// the duplicates, which every arrival's Active Discard would otherwise read again. Only
+    /// the head's leaving (`remove_front`) moves them; discards remove eligible packets,
+    /// all behind.
+    inert_head: u32,
     /// Per flow, the acknowledgement number of the last pure ACK that entered the buffer,
     /// sent or not: a duplicate is judged against what the receiver sent, not what is left.
     last_ack: BTreeMap<u32, u64>,
@@ -352,6 +360,7 @@ impl AckFilter {
             queue: VecDeque::new(),
             queued_bytes: 0,
             acks_queued: 0,
+            inert_head: 0,
             last_ack: BTreeMap::new(),
             next_ack: Vec::new(),
             eligible: Vec::new(),
@@ -390,7 +399,7 @@ impl AckFilter {
 
     /// Pure ACKs queued, all flows: the count T bounds.
     pub fn acks_queued(&self) -> usize {
-        self.acks_queued
+        self.acks_queued as usize
     }
 
     /// The queued packets, head first.
@@ -405,14 +414,27 @@ impl AckFilter {
     /// Takes the head packet for transmission, for a caller that fills the transport block
     /// itself (e.g. through RLC segmentation) after [`AckFilter::discard_for_grant`].
     pub fn pop_front(&mut self) -> Option<Packet> {
-        let q = self.queue.pop_front()?;
+        let pkt = *self.front()?;
+        self.remove_front();
+        Some(pkt)
+    }
+
+    /// [`AckFilter::pop_front`] for a caller that copied the head packet from
+    /// [`AckFilter::front`] straight to where it goes: the packet leaves for transmission,
+    /// and no copy of it comes back (the LTE UE moves each ACK into its RLC so, one copy).
+    #[inline]
+    pub fn remove_front(&mut self) {
+        let Some(q) = self.queue.front() else {
+            return;
+        };
         self.queued_bytes -= self.cost(&q.pkt);
         self.stats.packets_out += 1;
         if is_pure_ack(&q.pkt) {
             self.stats.acks_out += 1;
             self.acks_queued -= 1;
         }
-        Some(q.pkt)
+        self.queue.pop_front();
+        self.inert_head = self.inert_head.saturating_sub(1);
     }
 
     #[inline]
@@ -460,6 +482,10 @@ impl AckFilter {
         let Some(ratio) = self.p.scheme.grant_ratio() else {
             return;
         };
+        if self.acks_queued == 0 {
+            // K = 0 whatever fits.
+            return;
+        }
         // K = queued ACKs that do not fit (Fig. 1: 5 queued, 2 fit, K = 3). What fits is the
         // whole packets from the head, in order, as the buffer is a FIFO.
         let mut room = u64::from(grant_bytes);
@@ -476,8 +502,14 @@ impl AckFilter {
         }
         let k = self.acks_queued() - acks_fitting;
         // round(ratio * K), half away from zero (model-specs §4.5; the paper says only that
-        // ratio "controls" the number). Fig. 1: ratio 2/3, K = 3 gives 2.
-        let n = (ratio * k as f64).round() as usize;
+        // ratio "controls" the number). Fig. 1: ratio 2/3, K = 3 gives 2. With K = 0 or the
+        // Granted ACK ratio of 1 that is K itself (K as f64 is exact), without the float
+        // round trip and its `round` call (baseline x86-64 has no rounding instruction).
+        let n = if k == 0 || ratio == 1.0 {
+            k
+        } else {
+            (ratio * k as f64).round() as usize
+        };
         if n > 0 {
             // The oldest go: "only the latest TCP ACKs ... [are] selected for the
             // transmission" (§II.A), so Granted ACK discards n..n+2 and sends n+3, n+4.
@@ -541,6 +573,13 @@ impl AckFilter {
         }
     }
 
+    /// Whether packet `i` is one no scheme may discard whatever follows it: data, or a
+    /// duplicate ACK.
+    fn inert(&self, i: usize) -> bool {
+        let q = &self.queue[i];
+        q.dup || !is_pure_ack(&q.pkt)
+    }
+
     /// `mark_eligible`'s mark of packet `i` without CAKE's SACK rule: a pure ACK, not a
     /// duplicate, that the flow's next pure ACK behind it acknowledges more than.
     fn eligible_ahead(&self, i: usize) -> bool {
@@ -566,15 +605,26 @@ impl AckFilter {
             // queue and moving every packet behind the first one dropped cost ~1000
             // instructions per discard. Only earlier packets ever go, so what lies ahead of
             // `i` is the queue `mark_eligible` would see, and the marks are the same.
-            let mut i = 0;
+            // The pass starts behind the head's packets known never to be eligible, and
+            // counts more of them as it meets them. The oldest ACKs usually go first: the
+            // head leaves by `pop_front`, without the general removal's shifting.
+            let mut i = self.inert_head as usize;
             while discarded.len() - start < n && i < self.queue.len() {
                 if self.eligible_ahead(i) {
-                    let q = self.queue.remove(i).expect("an index in the queue");
-                    discarded.push(q.pkt);
+                    let q = if i == 0 {
+                        self.queue.pop_front()
+                    } else {
+                        self.queue.remove(i)
+                    };
+                    discarded.push(q.expect("an index in the queue").pkt);
                 } else {
+                    if i == self.inert_head as usize && self.inert(i) {
+                        self.inert_head += 1;
+                    }
                     i += 1;
                 }
             }
+            debug_assert!((0..self.inert_head as usize).all(|j| self.inert(j)));
             for pkt in &discarded[start..] {
                 self.count_drop(pkt, stage);
             }
@@ -1263,6 +1313,124 @@ mod tests {
                 if last_ack[&flow] == a {
                     prop_assert!(out >= 1, "flow {} lost its newest ACK {}", flow, a);
                 }
+            }
+        }
+
+        /// Against the rules stated plainly (every scheme but CAKE): each discard takes the
+        /// oldest packet that is eligible in the queue as it is then, round(ratio * K) at a
+        /// grant and the excess over T at an ACK. Runs of duplicates (a loss recovery)
+        /// and grants that move packets out one by one through `front` and `remove_front`
+        /// (the LTE UE's way, after `discard_for_grant`) included: the discard pass's start
+        /// behind the head's inert packets, its `pop_front` and the grant's shortcuts for
+        /// K = 0 and ratio 1 must change nothing.
+        #[test]
+        fn discards_are_the_oldest_eligible_ones(
+            scheme in scheme().prop_filter("not CAKE", |s| !matches!(s, AckFilterScheme::Cake { .. })),
+            ops in prop::collection::vec(
+                prop_oneof![
+                    // Grants rarer than in `op`, so that queues grow long enough for
+                    // round(ratio * K) to fall short of the eligible ACKs.
+                    8 => (0u32..3, 1u64..4).prop_map(|(flow, advance)| Op::Ack { flow, advance }),
+                    // Long runs of duplicates: the same ACK number again and again.
+                    4 => (0u32..2).prop_map(|flow| Op::Ack { flow, advance: 0 }),
+                    1 => (10u32..12, 1u32..1400).prop_map(|(flow, len)| Op::Data { flow, len }),
+                    1 => (0u32..400).prop_map(|bytes| Op::Grant { bytes }),
+                ],
+                1..160,
+            ),
+            by_front in any::<bool>(),
+        ) {
+            let mut f = filter(scheme);
+            let mut queue: Vec<Packet> = Vec::new();
+            let mut last_ack: BTreeMap<u32, u64> = BTreeMap::new();
+            let mut next_data: BTreeMap<u32, u64> = BTreeMap::new();
+            let mut dup: BTreeMap<u64, bool> = BTreeMap::new();
+            let cost = |p: &Packet| u64::from(p.size) + u64::from(DEFAULT_L2_OVERHEAD);
+            let discard = |queue: &mut Vec<Packet>, dup: &BTreeMap<u64, bool>, n: usize| {
+                let mut out = Vec::new();
+                for _ in 0..n {
+                    match (0..queue.len()).find(|&i| eligible_ref(queue, dup, i)) {
+                        Some(i) => out.push(queue.remove(i)),
+                        None => break,
+                    }
+                }
+                out
+            };
+            for (tag, op) in (0u64..).zip(ops) {
+                let mut dropped = Vec::new();
+                let mut sent = Vec::new();
+                let (want_dropped, want_sent) = match op {
+                    Op::Ack { flow, advance } => {
+                        let prev = last_ack.get(&flow).copied();
+                        let a = prev.unwrap_or(1) + advance * 1448;
+                        dup.insert(tag, prev == Some(a));
+                        last_ack.insert(flow, a);
+                        let p = ack(flow, a, tag);
+                        f.enqueue(p, &mut dropped);
+                        queue.push(p);
+                        let acks = queue.iter().filter(|p| is_pure_ack(p)).count();
+                        let excess = scheme
+                            .threshold()
+                            .map_or(0, |t| acks.saturating_sub(t as usize));
+                        (discard(&mut queue, &dup, excess), Vec::new())
+                    }
+                    Op::Data { flow, len } => {
+                        let s = next_data.entry(flow).or_default();
+                        dup.insert(tag, false);
+                        let p = data(flow, *s, len, tag);
+                        f.enqueue(p, &mut dropped);
+                        queue.push(p);
+                        *s += u64::from(len);
+                        (Vec::new(), Vec::new())
+                    }
+                    Op::Grant { bytes } => {
+                        if by_front {
+                            f.discard_for_grant(bytes, &mut dropped);
+                            let mut room = u64::from(bytes);
+                            while let Some(p) = f.front() {
+                                if cost(p) > room {
+                                    break;
+                                }
+                                room -= cost(p);
+                                sent.push(*p);
+                                f.remove_front();
+                            }
+                        } else {
+                            f.on_grant(bytes, &mut sent, &mut dropped);
+                        }
+                        // K: the queued ACKs beyond the whole packets that fit from the head.
+                        let mut room = u64::from(bytes);
+                        let fit = queue
+                            .iter()
+                            .take_while(|p| {
+                                let fits = cost(p) <= room;
+                                if fits {
+                                    room -= cost(p);
+                                }
+                                fits
+                            })
+                            .filter(|p| is_pure_ack(p))
+                            .count();
+                        let k = queue.iter().filter(|p| is_pure_ack(p)).count() - fit;
+                        let n = scheme
+                            .grant_ratio()
+                            .map_or(0, |r| (r * k as f64).round() as usize);
+                        let gone = discard(&mut queue, &dup, n);
+                        let mut room = u64::from(bytes);
+                        let mut out = Vec::new();
+                        while !queue.is_empty() && cost(&queue[0]) <= room {
+                            room -= cost(&queue[0]);
+                            out.push(queue.remove(0));
+                        }
+                        (gone, out)
+                    }
+                };
+                let tags = |v: &[Packet]| v.iter().map(|p| p.sent_at).collect::<Vec<_>>();
+                prop_assert_eq!(tags(&dropped), tags(&want_dropped), "discarded at op {}", tag);
+                prop_assert_eq!(tags(&sent), tags(&want_sent), "sent at op {}", tag);
+                let left: Vec<Packet> = f.packets().copied().collect();
+                prop_assert_eq!(tags(&left), tags(&queue), "queued after op {}", tag);
+                prop_assert_eq!(f.acks_queued(), queue.iter().filter(|p| is_pure_ack(p)).count());
             }
         }
     }

@@ -865,7 +865,9 @@ impl LteNode {
     }
 
     /// BO statistics of a UE's downlink buffer (SDUs queued or held by the RLC) and the
-    /// `buffer` trace (id = UE index).
+    /// `buffer` trace (id = UE index). Inlined: every downlink SDU's arrival passes here, and
+    /// the call cost a third of what it does.
+    #[inline(always)]
     fn trace_buffer(&mut self, ctx: &mut Ctx, u: u32) {
         let ue = &mut self.ues[u as usize];
         let bo = ue.dl_sdus();
@@ -889,6 +891,7 @@ impl LteNode {
     /// both entities again), so the minimum with it and the push are the ones of the changed
     /// entity's deadline alone; and it listed the UE where the entity has data, which keeps it
     /// listed (a list drops a UE only once its entities have nothing to send).
+    #[inline(always)]
     fn after_rlc_of(&mut self, ctx: &mut Ctx, u: u32, enb: bool, ue_side: bool) {
         let ue = &mut self.ues[u as usize];
         if ue_side {
@@ -898,14 +901,15 @@ impl LteNode {
             ue.mac_dirty = true;
             self.mac_wake[u as usize] = 0;
         }
-        if enb {
+        // A discard (maxRetxThreshold) is rare: the scratch vector is left alone without one.
+        if enb && ue.enb_rlc.has_dropped() {
             self.packets.clear();
             ue.enb_rlc.drain_dropped(&mut self.packets);
             for p in &self.packets {
                 ctx.probe.drop(ctx.now, p);
             }
         }
-        if ue_side {
+        if ue_side && ue.ue_rlc.has_dropped() {
             // Drained without a report to the drop probe, as before this split.
             self.packets.clear();
             ue.ue_rlc.drain_dropped(&mut self.packets);
@@ -1386,7 +1390,10 @@ impl LteNode {
             ctx.forward(p);
         }
         // Only the receiving entity changed (a STATUS acts on the receiver's own sender).
-        self.after_rlc_of(ctx, u, link == Link::Ul, link == Link::Dl);
+        match link {
+            Link::Dl => self.after_rlc_of(ctx, u, false, true),
+            Link::Ul => self.after_rlc_of(ctx, u, true, false),
+        }
         if link == Link::Ul {
             // STATUS from the UE may have freed downlink SDUs.
             self.trace_buffer(ctx, u);
@@ -1661,11 +1668,14 @@ impl LteNode {
             .discard_for_grant(a.tbs.saturating_sub(SHORT_BSR_BYTES), &mut self.packets);
         let mut need = ue.ue_rlc.buffer_status();
         while need < room as u64 {
-            let Some(p) = ue.filter.pop_front() else {
+            // Copied from the filter's queue into the RLC's: one copy of the packet, where
+            // `pop_front` took it apart through registers and the stack first.
+            let Some(p) = ue.filter.front() else {
                 break;
             };
             need += self.rat.rlc.sdu_cost(p.size);
-            ue.ue_rlc.offer_sdu(now, p);
+            ue.ue_rlc.offer_sdu(now, *p);
+            ue.filter.remove_front();
         }
         let re = a.n_prb * self.rat.tbs.re_per_prb(TbKind::Ul);
         let idx = self.pool.alloc(u, mcs, a.n_prb, re, a.tbs);

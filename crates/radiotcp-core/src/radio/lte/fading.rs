@@ -98,23 +98,6 @@ fn lanes(values: impl Iterator<Item = f64>, pad: f64) -> Vec<Lane> {
     out
 }
 
-/// Rotates the phasors `re`, `im` by `k` TTIs: by the powers of two of the set bits of `k`
-/// only, lowest first (the powers in the same order as a scan of all of them).
-///
-/// Where the processor has AVX the same multiplies and additions run four sinusoids to an
-/// instruction instead of two: each lane's arithmetic is element by element, IEEE-exact in
-/// either width and never fused, so the phasors are the same bit for bit.
-#[inline]
-fn rotate(re: &mut [Lane], im: &mut [Lane], steps: &[(Vec<Lane>, Vec<Lane>); POW2], k: u64) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx") {
-        // SAFETY: AVX is present (checked just above).
-        unsafe { rotate_avx(re, im, steps, k) };
-        return;
-    }
-    rotate_by_bits(re, im, steps, k);
-}
-
 /// The set bits of `k` < 2^[`POW2`], from a table.
 #[inline]
 fn steps_in(k: u64) -> u32 {
@@ -206,6 +189,174 @@ fn rotate_avx(re: &mut [Lane], im: &mut [Lane], steps: &[(Vec<Lane>, Vec<Lane>);
     }
 }
 
+/// Rotates the phasors `re`, `im` by `k` TTIs: by the powers of two of the set bits of `k`
+/// only, lowest first (the powers in the same order as a scan of all of them); then their
+/// [`sums`].
+///
+/// Where the processor has AVX the same multiplies and additions run four sinusoids to an
+/// instruction instead of two: each lane's arithmetic is element by element, IEEE-exact in
+/// either width and never fused, so the phasors are the same bit for bit; and the sums are
+/// taken in the pass of the last rotation, from the registers (one call and one pass over the
+/// phasors fewer per reading), the same additions in the same order.
+#[inline]
+fn rotate_sums(
+    re: &mut [Lane],
+    im: &mut [Lane],
+    steps: &[(Vec<Lane>, Vec<Lane>); POW2],
+    k: u64,
+) -> (f64, f64) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: AVX is present (checked just above); the powers have as many lanes as the
+        // phasors (`Fading::new`).
+        return unsafe {
+            match re.len() {
+                1 => rotate_sums_in_registers::<1>(re, im, steps, k),
+                2 => rotate_sums_in_registers::<2>(re, im, steps, k),
+                3 => rotate_sums_in_registers::<3>(re, im, steps, k),
+                4 => rotate_sums_in_registers::<4>(re, im, steps, k),
+                _ => rotate_sums_avx(re, im, steps, k),
+            }
+        };
+    }
+    rotate_sums_portable(re, im, steps, k)
+}
+
+/// [`rotate_sums`] without AVX. Out of line, so that the AVX path, which only dispatches,
+/// saves and restores no registers for the portable loops it does not run.
+#[inline(never)]
+fn rotate_sums_portable(
+    re: &mut [Lane],
+    im: &mut [Lane],
+    steps: &[(Vec<Lane>, Vec<Lane>); POW2],
+    k: u64,
+) -> (f64, f64) {
+    rotate_by_bits(re, im, steps, k);
+    sums(re, im)
+}
+
+/// [`rotate_sums_avx`] for `N` <= 4 lanes (up to 16 sinusoids, the usual M): the phasors
+/// stay in 2 `N` registers through all the rotations of the jump and are stored once, instead
+/// of loaded and stored again for each set bit of `k`. Each element still goes through the
+/// same multiplies and additions in the same order (the set bits lowest first, then the sums
+/// in sinusoid order), so the phasors and the sums are the same bit for bit.
+///
+/// # Safety
+///
+/// AVX is present, and every list of `steps` has `N` lanes (as `Fading::new` builds them,
+/// like the phasors): the powers are read without a length check per set bit.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn rotate_sums_in_registers<const N: usize>(
+    re: &mut [Lane],
+    im: &mut [Lane],
+    steps: &[(Vec<Lane>, Vec<Lane>); POW2],
+    k: u64,
+) -> (f64, f64) {
+    use std::arch::x86_64::{_mm256_add_pd, _mm256_castpd256_pd128};
+    use std::arch::x86_64::{_mm256_extractf128_pd, _mm256_loadu_pd, _mm256_mul_pd};
+    use std::arch::x86_64::{_mm256_setzero_pd, _mm256_storeu_pd, _mm256_sub_pd};
+    use std::arch::x86_64::{_mm256_unpackhi_pd, _mm256_unpacklo_pd, _mm_add_pd};
+    use std::arch::x86_64::{_mm_cvtsd_f64, _mm_setzero_pd, _mm_unpackhi_pd};
+    let re: &mut [Lane; N] = re.try_into().expect("N lanes");
+    let im: &mut [Lane; N] = im.try_into().expect("N lanes");
+    let (mut x, mut y) = ([_mm256_setzero_pd(); N], [_mm256_setzero_pd(); N]);
+    for q in 0..N {
+        // SAFETY: each pointer is to a whole `[f64; 4]` (unaligned loads).
+        unsafe {
+            x[q] = _mm256_loadu_pd(re[q].as_ptr());
+            y[q] = _mm256_loadu_pd(im[q].as_ptr());
+        }
+    }
+    let mut bits = k;
+    while bits != 0 {
+        let (pr, pi) = &steps[bits.trailing_zeros() as usize];
+        bits &= bits - 1;
+        debug_assert!(pr.len() == N && pi.len() == N);
+        // SAFETY: `N` lanes in each list (the caller's promise).
+        let (pr, pi) = unsafe {
+            (
+                &*pr.as_ptr().cast::<[Lane; N]>(),
+                &*pi.as_ptr().cast::<[Lane; N]>(),
+            )
+        };
+        for q in 0..N {
+            // SAFETY: each pointer is to a whole `[f64; 4]` (unaligned loads).
+            let (sr, si) = unsafe {
+                (
+                    _mm256_loadu_pd(pr[q].as_ptr()),
+                    _mm256_loadu_pd(pi[q].as_ptr()),
+                )
+            };
+            let r = _mm256_sub_pd(_mm256_mul_pd(x[q], sr), _mm256_mul_pd(y[q], si));
+            y[q] = _mm256_add_pd(_mm256_mul_pd(x[q], si), _mm256_mul_pd(y[q], sr));
+            x[q] = r;
+        }
+    }
+    let mut acc = _mm_setzero_pd();
+    for q in 0..N {
+        // SAFETY: each pointer is to a whole `[f64; 4]` (unaligned stores).
+        unsafe {
+            _mm256_storeu_pd(re[q].as_mut_ptr(), x[q]);
+            _mm256_storeu_pd(im[q].as_mut_ptr(), y[q]);
+        }
+        // As `sums_avx`: the pairs of sinusoids 0 to 3 of the lane, in order.
+        let (even, odd) = (
+            _mm256_unpacklo_pd(x[q], y[q]),
+            _mm256_unpackhi_pd(x[q], y[q]),
+        );
+        acc = _mm_add_pd(acc, _mm256_castpd256_pd128(even));
+        acc = _mm_add_pd(acc, _mm256_castpd256_pd128(odd));
+        acc = _mm_add_pd(acc, _mm256_extractf128_pd::<1>(even));
+        acc = _mm_add_pd(acc, _mm256_extractf128_pd::<1>(odd));
+    }
+    (_mm_cvtsd_f64(acc), _mm_cvtsd_f64(_mm_unpackhi_pd(acc, acc)))
+}
+
+/// [`rotate_avx`] then [`sums_avx`], the last rotation's lanes summed as they are stored.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn rotate_sums_avx(
+    re: &mut [Lane],
+    im: &mut [Lane],
+    steps: &[(Vec<Lane>, Vec<Lane>); POW2],
+    k: u64,
+) -> (f64, f64) {
+    use std::arch::x86_64::{_mm256_add_pd, _mm256_castpd256_pd128, _mm256_extractf128_pd};
+    use std::arch::x86_64::{_mm256_loadu_pd, _mm256_mul_pd, _mm256_storeu_pd, _mm256_sub_pd};
+    use std::arch::x86_64::{_mm256_unpackhi_pd, _mm256_unpacklo_pd, _mm_add_pd};
+    use std::arch::x86_64::{_mm_cvtsd_f64, _mm_setzero_pd, _mm_unpackhi_pd};
+    if k == 0 {
+        return sums_avx(re, im);
+    }
+    // All but the highest set bit as `rotate_avx` takes them (lowest first), then that one.
+    let last = 63 - k.leading_zeros() as usize;
+    rotate_avx(re, im, steps, k & !(1 << last));
+    let (pr, pi) = &steps[last];
+    let mut acc = _mm_setzero_pd();
+    let lanes = re.iter_mut().zip(im.iter_mut()).zip(pr.iter().zip(pi));
+    for ((re, im), (pr, pi)) in lanes {
+        // SAFETY: each pointer is to a whole `[f64; 4]` (unaligned loads and stores).
+        unsafe {
+            let x = _mm256_loadu_pd(re.as_ptr());
+            let y = _mm256_loadu_pd(im.as_ptr());
+            let sr = _mm256_loadu_pd(pr.as_ptr());
+            let si = _mm256_loadu_pd(pi.as_ptr());
+            let r = _mm256_sub_pd(_mm256_mul_pd(x, sr), _mm256_mul_pd(y, si));
+            let i = _mm256_add_pd(_mm256_mul_pd(x, si), _mm256_mul_pd(y, sr));
+            _mm256_storeu_pd(re.as_mut_ptr(), r);
+            _mm256_storeu_pd(im.as_mut_ptr(), i);
+            // As `sums_avx`: the pairs of sinusoids 0 to 3 of the lane, in order.
+            let (even, odd) = (_mm256_unpacklo_pd(r, i), _mm256_unpackhi_pd(r, i));
+            acc = _mm_add_pd(acc, _mm256_castpd256_pd128(even));
+            acc = _mm_add_pd(acc, _mm256_castpd256_pd128(odd));
+            acc = _mm_add_pd(acc, _mm256_extractf128_pd::<1>(even));
+            acc = _mm_add_pd(acc, _mm256_extractf128_pd::<1>(odd));
+        }
+    }
+    (_mm_cvtsd_f64(acc), _mm_cvtsd_f64(_mm_unpackhi_pd(acc, acc)))
+}
+
 #[inline(always)]
 fn rotate_by_bits(
     re: &mut [Lane],
@@ -295,8 +446,34 @@ impl Fading {
     /// rotates its phasors (one complex multiply per sinusoid and TTI) instead of evaluating
     /// sines, and re-evaluates exactly every few thousand steps and after a jump.
     pub fn gain_tti(&mut self, reader: usize, tti: u64) -> f64 {
-        let Kind::Jakes { paths, steps, norm } = &self.kind else {
+        let Kind::Jakes { steps, norm, .. } = &self.kind else {
             return self.gain(tti as f64 * TTI_S);
+        };
+        // The usual reading, this reader's own phasors a few TTIs behind, here; the rest out
+        // of line, so that this path saves and restores few registers.
+        if let Some(c) = self.cursors.get_mut(reader) {
+            if let Some(t) = c.tti {
+                if t <= tti && tti - t <= MAX_ROTATE && c.rotated < REFRESH {
+                    let k = tti - t;
+                    // The steps taken (the set bits of k; no popcount instruction in the
+                    // baseline x86-64 the crate is built for).
+                    c.rotated += steps_in(k);
+                    c.tti = Some(tti);
+                    let (re, im) = rotate_sums(&mut c.re, &mut c.im, steps, k);
+                    return (re * re + im * im) * norm * norm;
+                }
+            }
+        }
+        self.gain_tti_from_elsewhere(reader, tti)
+    }
+
+    /// [`Fading::gain_tti`] for a reader whose own phasors are not a few TTIs behind: from
+    /// another reader's, or evaluated exactly.
+    #[cold]
+    #[inline(never)]
+    fn gain_tti_from_elsewhere(&mut self, reader: usize, tti: u64) -> f64 {
+        let Kind::Jakes { paths, steps, norm } = &self.kind else {
+            unreachable!("only a Jakes process has phasors")
         };
         if self.cursors.len() <= reader {
             self.cursors.resize(reader + 1, Cursor::default());
@@ -328,18 +505,20 @@ impl Fading {
             }
         }
         let c = &mut self.cursors[reader];
-        let exact = match c.tti {
+        let rotated = match c.tti {
             Some(t) if t <= tti && tti - t <= MAX_ROTATE && c.rotated < REFRESH => {
                 let k = tti - t;
-                rotate(&mut c.re, &mut c.im, steps, k);
                 // The steps taken (the set bits of k; no popcount instruction in the
                 // baseline x86-64 the crate is built for).
                 c.rotated += steps_in(k);
-                false
+                Some(rotate_sums(&mut c.re, &mut c.im, steps, k))
             }
-            _ => true,
+            _ => None,
         };
-        if exact {
+        let (re, im) = if let Some(sums) = rotated {
+            c.tti = Some(tti);
+            sums
+        } else {
             let t_s = tti as f64 * TTI_S;
             c.re.clear();
             c.im.clear();
@@ -353,11 +532,11 @@ impl Fading {
                 c.im[j / LANE][j % LANE] = s;
             }
             c.rotated = 0;
-        }
-        c.tti = Some(tti);
-        // In sinusoid order, then the padding, which adds +0.0: bit for bit the sums over
-        // the M sinusoids alone.
-        let (re, im) = sums(&c.re, &c.im);
+            c.tti = Some(tti);
+            // In sinusoid order, then the padding, which adds +0.0: bit for bit the sums over
+            // the M sinusoids alone (also those of `rotate_sums`).
+            sums(&c.re, &c.im)
+        };
         (re * re + im * im) * norm * norm
     }
 
@@ -548,7 +727,8 @@ mod tests {
         if !std::arch::is_x86_feature_detected!("avx") {
             return;
         }
-        for sinusoids in [16, 7] {
+        // 1 to 4 lanes (in registers), whole or padded, and 5 lanes (pass by pass).
+        for sinusoids in [16, 7, 1, 8, 10, 20] {
             let model = FadingModel::Jakes {
                 sinusoids,
                 doppler_hz: doppler_hz(30.0, 2e9),
@@ -560,14 +740,33 @@ mod tests {
             let start = lanes((0..sinusoids).map(|j| (j as f64 * 0.7).cos()), 0.0);
             let start_im = lanes((0..sinusoids).map(|j| (j as f64 * 0.7).sin()), 0.0);
             let (mut re_a, mut im_a) = (start.clone(), start_im.clone());
-            let (mut re_b, mut im_b) = (start, start_im);
+            let (mut re_b, mut im_b) = (start.clone(), start_im.clone());
+            let (mut re_c, mut im_c) = (start.clone(), start_im.clone());
+            let (mut re_d, mut im_d) = (start, start_im);
             for k in (0..=MAX_ROTATE).chain((0..=MAX_ROTATE).rev()) {
                 rotate_by_bits(&mut re_a, &mut im_a, steps, k);
                 // SAFETY: AVX is present (checked above).
                 unsafe { rotate_avx(&mut re_b, &mut im_b, steps, k) };
-                for (a, b) in re_a.iter().chain(&im_a).zip(re_b.iter().chain(&im_b)) {
+                // The fused rotation and sums: the same phasors and the portable sums.
+                // SAFETY: as above.
+                let (sr, si) = unsafe { rotate_sums_avx(&mut re_c, &mut im_c, steps, k) };
+                let (pr, pi) = {
+                    let (mut a, mut b) = (0.0, 0.0);
+                    re_a.iter().flatten().for_each(|x| a += x);
+                    im_a.iter().flatten().for_each(|y| b += y);
+                    (a, b)
+                };
+                assert_eq!((sr.to_bits(), si.to_bits()), (pr.to_bits(), pi.to_bits()));
+                // And as `gain_tti` takes them (the phasors in registers up to 4 lanes).
+                let (dr, di) = rotate_sums(&mut re_d, &mut im_d, steps, k);
+                assert_eq!((dr.to_bits(), di.to_bits()), (pr.to_bits(), pi.to_bits()));
+                let avx = re_b.iter().chain(&im_b).zip(re_c.iter().chain(&im_c));
+                let avx = avx.zip(re_d.iter().chain(&im_d));
+                for (a, ((b, c), d)) in re_a.iter().chain(&im_a).zip(avx) {
                     let bits = |l: &Lane| l.map(f64::to_bits);
                     assert_eq!(bits(a), bits(b), "jump {k}");
+                    assert_eq!(bits(a), bits(c), "jump {k}, fused");
+                    assert_eq!(bits(a), bits(d), "jump {k}, in registers");
                 }
             }
         }

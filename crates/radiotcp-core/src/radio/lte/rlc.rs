@@ -738,6 +738,13 @@ impl LteRlcEntity {
         }
     }
 
+    /// Whether `drain_dropped` has anything to hand over: the driver asks after every block,
+    /// grant and SDU, and a discard is rare.
+    #[inline]
+    pub fn has_dropped(&self) -> bool {
+        !self.dropped.is_empty()
+    }
+
     /// SDUs this transmitter discarded after maxRetxThreshold since the last call.
     pub fn drain_dropped(&mut self, out: &mut Vec<Packet>) {
         out.extend_from_slice(&self.dropped);

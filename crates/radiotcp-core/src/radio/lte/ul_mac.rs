@@ -200,6 +200,9 @@ pub struct UlMacStats {
     pub sr_give_ups: u64,
 }
 
+/// A timer that is not running: later than any TTI.
+const NEVER: u64 = u64::MAX;
+
 /// The UE uplink MAC's request state.
 #[derive(Debug, Clone)]
 pub struct UeUlMac {
@@ -214,7 +217,12 @@ pub struct UeUlMac {
     sr_count: u32,
     /// Expiry TTIs of periodicBSR-Timer and retxBSR-Timer.
     periodic_at: Option<u64>,
-    retx_at: Option<u64>,
+    /// `NEVER` while retxBSR-Timer is not running: a plain TTI, so that the MAC keeps its
+    /// size with `tti` beside it (the cell's UE is laid out in cache lines).
+    retx_at: u64,
+    /// The TTI of the last `on_tti` call: where `busy_from` looks for the next SR
+    /// opportunity.
+    tti: u64,
     pub stats: UlMacStats,
 }
 
@@ -231,7 +239,8 @@ impl UeUlMac {
             sr_pending: false,
             sr_count: 0,
             periodic_at: None,
-            retx_at: None,
+            retx_at: NEVER,
+            tti: 0,
             stats: UlMacStats::default(),
         }
     }
@@ -247,31 +256,48 @@ impl UeUlMac {
     }
 
     /// Whether [`UeUlMac::on_tti`] at `tti` with no grant and the buffer it last saw would
-    /// change nothing and send nothing (no SR pending, no timer due): a caller that knows the
-    /// buffer has not changed since may skip the call.
+    /// change nothing and send nothing (no SR to send, no timer due): a caller that knows the
+    /// buffer has not changed since may skip the call. A pending SR goes only on an SR
+    /// opportunity (§5.4.4); between two, with the buffer and the timers as they were, the
+    /// TTI changes nothing (no trigger, no grant to cancel it, no SR counted).
     pub fn idle_at(&self, tti: u64) -> bool {
-        !self.sr_pending
-            && self.retx_at.is_none_or(|t| tti < t)
+        (!self.sr_pending || !self.is_sr_opportunity(tti))
+            && tti < self.retx_at
             && self.periodic_at.is_none_or(|t| tti < t)
     }
 
-    /// The first TTI at which [`UeUlMac::idle_at`] no longer holds: `idle_at(t)` is
-    /// `t < busy_from()` (0 with an SR pending, `u64::MAX` with no timer running). A caller
-    /// that keeps it beside other per-UE values can skip an idle UE without reading its MAC.
+    /// The first TTI after the last [`UeUlMac::on_tti`] at which [`UeUlMac::idle_at`] no
+    /// longer holds: `idle_at(t)` for every t from that call up to this, and not here. That
+    /// is the first due timer or, with an SR pending, the next SR opportunity (`u64::MAX` with
+    /// neither). A caller that keeps it beside other per-UE values can skip an idle UE
+    /// without reading its MAC, and a UE waiting for its SR's grant until its next
+    /// opportunity.
     pub fn busy_from(&self) -> u64 {
-        if self.sr_pending {
-            return 0;
-        }
         let at = |t: Option<u64>| t.unwrap_or(u64::MAX);
-        at(self.retx_at).min(at(self.periodic_at))
+        let timers = self.retx_at.min(at(self.periodic_at));
+        if !self.sr_pending {
+            return timers;
+        }
+        // The first t > tti with (t + period - offset) % period == 0, i.e. t ≡ offset.
+        let period = self.p.sr_period as u64;
+        let offset = self.p.sr_offset as u64;
+        let next = self.tti + 1;
+        let r = next % period;
+        let wait = if offset >= r {
+            offset - r
+        } else {
+            offset + period - r
+        };
+        timers.min(next + wait)
     }
 
     /// Run TTI `tti`: `buffered` octets wait in the uplink buffer now (after this TTI's
     /// arrivals), `grant` octets were granted for a PUSCH in this TTI (0: none). Returns the
     /// control the UE sends in this TTI. Call once per TTI, in order.
     pub fn on_tti(&mut self, tti: u64, buffered: u64, grant: u32) -> UlControl {
+        self.tti = tti;
         // Most calls (a UE waiting for its grant with the same buffer) change nothing and
-        // send nothing: no arrival, no grant, no SR pending, no timer due.
+        // send nothing: no arrival, no grant, no SR to send, no timer due.
         if grant == 0 && buffered == self.buffered && self.idle_at(tti) {
             return UlControl::default();
         }
@@ -292,8 +318,8 @@ impl UeUlMac {
         // Triggers (36.321 §5.4.5): regular on arrival in an empty buffer or retxBSR-Timer
         // expiry with data; periodic on periodicBSR-Timer expiry.
         let mut regular = arrived_in_empty;
-        if self.retx_at.is_some_and(|t| tti >= t) {
-            self.retx_at = None;
+        if tti >= self.retx_at {
+            self.retx_at = NEVER;
             regular |= buffered > 0;
         }
         let periodic = self.periodic_at.is_some_and(|t| tti >= t);
@@ -315,7 +341,7 @@ impl UeUlMac {
                 self.stats.bsrs_sent += 1;
                 // A BSR sent restarts both timers (§5.4.5).
                 self.periodic_at = self.p.periodic_bsr.map(|p| tti + p as u64);
-                self.retx_at = Some(tti + self.p.retx_bsr as u64);
+                self.retx_at = tti + self.p.retx_bsr as u64;
             }
         } else if regular && !self.p.sr_masked {
             // A regular BSR with no UL-SCH resource in this TTI triggers an SR.
@@ -490,24 +516,78 @@ mod tests {
         );
     }
 
-    /// `busy_from` is the first TTI `idle_at` refuses, through SRs, grants and both timers.
+    /// `busy_from` is the first TTI after the last call that `idle_at` refuses, through SRs
+    /// (pending ones wait for their opportunities), grants and both timers.
     #[test]
     fn busy_from_is_where_idle_at_ends() {
         for mode in [BsrMode::Standard, BsrMode::Ideal] {
-            let mut mac = UeUlMac::new(UlMacParams {
-                mode,
-                sr_period: 10,
-                sr_offset: 3,
-                ..UlMacParams::default()
-            });
-            for t in 0..400u64 {
-                let buffered = [0, 100, 100, 250, 0][(t / 7 % 5) as usize];
-                let grant = if t % 23 == 5 { 300 } else { 0 };
-                mac.on_tti(t, buffered, grant);
-                let b = mac.busy_from();
-                for s in t + 1..t + 3000 {
-                    assert_eq!(mac.idle_at(s), s < b, "{mode:?} after {t}, at {s}");
+            for (period, offset) in [(10, 3), (5, 0), (1, 0), (80, 79)] {
+                let mut mac = UeUlMac::new(UlMacParams {
+                    mode,
+                    sr_period: period,
+                    sr_offset: offset,
+                    ..UlMacParams::default()
+                });
+                for t in 0..400u64 {
+                    let buffered = [0, 100, 100, 250, 0][(t / 7 % 5) as usize];
+                    let grant = if t % 23 == 5 { 300 } else { 0 };
+                    mac.on_tti(t, buffered, grant);
+                    let b = mac.busy_from();
+                    assert!(b > t);
+                    for s in t + 1..(t + 3000).min(b) {
+                        assert!(mac.idle_at(s), "{mode:?} after {t}, at {s} < {b}");
+                    }
+                    assert!(
+                        b == u64::MAX || !mac.idle_at(b),
+                        "{mode:?} after {t}, at {b}"
+                    );
+                    if mac.sr_pending() {
+                        // At the latest the next opportunity (a timer may come first).
+                        assert!(b <= t + period as u64);
+                    }
                 }
+            }
+        }
+    }
+
+    /// A MAC run only when its buffer changed, when granted, or from `busy_from` on sends
+    /// the same SRs and BSRs, and counts the same, as one run every TTI (the cell skips the
+    /// idle TTIs of its UEs, a pending SR's included).
+    #[test]
+    fn a_mac_skipping_its_idle_ttis_sends_what_one_run_every_tti_sends() {
+        for mode in [BsrMode::Standard, BsrMode::Ideal] {
+            for (period, offset, dsr) in [(10, 3, 4), (5, 1, 64), (1, 0, 8), (20, 0, 4)] {
+                let p = UlMacParams {
+                    mode,
+                    sr_period: period,
+                    sr_offset: offset,
+                    dsr_trans_max: dsr,
+                    periodic_bsr: Some(16),
+                    retx_bsr: 320,
+                    ..UlMacParams::default()
+                };
+                let mut every = UeUlMac::new(p.clone());
+                let mut woken = UeUlMac::new(p);
+                let mut wake = 0u64;
+                let mut last_buffer = 0u64;
+                for t in 0..3000u64 {
+                    // Bursts, long waits with data (SRs unanswered up to dsr-TransMax), and
+                    // grants now and then.
+                    let buffered = [0, 100, 100, 100, 100, 250, 0, 0][(t / 37 % 8) as usize];
+                    let grant = if t % 97 == 40 || t % 211 == 3 { 300 } else { 0 };
+                    let a = every.on_tti(t, buffered, grant);
+                    let b = if grant > 0 || buffered != last_buffer || t >= wake {
+                        let c = woken.on_tti(t, buffered, grant);
+                        wake = woken.busy_from();
+                        last_buffer = buffered;
+                        c
+                    } else {
+                        UlControl::default()
+                    };
+                    assert_eq!(a, b, "{mode:?} T_SR {period} at {t}");
+                }
+                assert_eq!(every.stats, woken.stats);
+                assert_eq!(every.sr_pending(), woken.sr_pending());
             }
         }
     }
