@@ -154,6 +154,10 @@ pub struct Arrival {
     /// Bytes newly delivered in order to the application.
     pub delivered: u64,
     pub ack: Option<Ack>,
+    /// Every byte of the segment had arrived before (what [`TcpReceiver::has`] said just
+    /// before it): told by the arrival's own comparisons with RCV.NXT, so a caller counting
+    /// duplicate arrivals needs no second lookup per segment.
+    pub duplicate: bool,
 }
 
 /// Receiver with an always-reading application, out-of-order buffering and delayed ACKs.
@@ -326,10 +330,12 @@ impl TcpReceiver {
             return Arrival {
                 delivered: 0,
                 ack: Some(self.send_ack()),
+                duplicate: true,
             };
         }
         if seq > self.data.rcv_nxt() {
             // RFC 5681 §4.2: an out-of-order segment triggers an immediate duplicate ACK.
+            let duplicate = self.data.has(seq, len);
             self.data.insert(seq, end);
             if self.p.sack {
                 self.note_recent(seq);
@@ -337,8 +343,10 @@ impl TcpReceiver {
             return Arrival {
                 delivered: 0,
                 ack: Some(self.send_ack()),
+                duplicate,
             };
         }
+        // seq <= RCV.NXT < end: the byte at RCV.NXT is new (held blocks start above it).
         let had_gap = self.data.has_gap();
         let delivered = self.data.insert(seq, end);
         let ack = if had_gap {
@@ -358,7 +366,11 @@ impl TcpReceiver {
                 None
             }
         };
-        Arrival { delivered, ack }
+        Arrival {
+            delivered,
+            ack,
+            duplicate: false,
+        }
     }
 
     /// The delayed-ACK timer; returns the ACK if it is due.
@@ -444,6 +456,29 @@ mod tests {
                     };
                     prop_assert_eq!(&a.opt.sack[..a.opt.nsack as usize], &want[..]);
                 }
+            }
+        }
+
+        /// An arrival says it is a duplicate exactly when the receiver held all of it before
+        /// (what `has` answered when the host asked it first), in any arrival order, with
+        /// repeats, overlaps and holes.
+        #[test]
+        fn an_arrival_is_a_duplicate_iff_it_was_held(
+            arrivals in prop::collection::vec((0u64..40, 1u32..25), 0..120),
+        ) {
+            let mut r = TcpReceiver::new(ReceiverParams {
+                rcv_buf: 65_535,
+                window_scaling: false,
+                delack_count: 2,
+                delack_timeout: 200,
+                sack: true,
+                timestamps: false,
+                quickack_segments: 0,
+            });
+            for (i, (seg, len)) in arrivals.into_iter().enumerate() {
+                let seq = seg * 10;
+                let held = r.has(seq, len);
+                prop_assert_eq!(r.on_segment(i as Time, seq, len).duplicate, held);
             }
         }
 

@@ -11,8 +11,6 @@
 //! RFC 6675 (SACK), RFC 6937 (PRR), RFC 7323 (timestamps), RFC 3042 (Limited Transmit);
 //! model-specs §5.
 
-use std::collections::VecDeque;
-
 use super::cc::{AckInfo, CcParams, CongestionControl};
 use super::rtt::{RtoEstimator, RttEstimator};
 use super::sack::Scoreboard;
@@ -154,6 +152,54 @@ struct SentRecord {
     retransmitted: bool,
 }
 
+/// The RTT records of the outstanding segments, oldest first, in order of their ends: a
+/// vector read from `head` rather than a `VecDeque`. Every ACK of new data drops the records
+/// it covers (two with delayed ACKs) and every new segment appends one; the ring's wrap-around
+/// arithmetic on each push and pop was most of their cost, where a vector appends and an ACK
+/// moves one index. The spent front is reclaimed once it is half the vector (a copy of the
+/// live records, some windows' worth of pushes apart).
+#[derive(Debug, Clone, Default)]
+struct SentLog {
+    recs: Vec<SentRecord>,
+    head: usize,
+}
+
+impl SentLog {
+    /// The front kept at least this long before it is reclaimed, so that small windows do
+    /// not copy on every ACK.
+    const SPENT: usize = 32;
+
+    #[inline]
+    fn live(&self) -> &[SentRecord] {
+        &self.recs[self.head..]
+    }
+
+    #[inline]
+    fn live_mut(&mut self) -> &mut [SentRecord] {
+        &mut self.recs[self.head..]
+    }
+
+    #[inline]
+    fn push(&mut self, r: SentRecord) {
+        self.recs.push(r);
+    }
+
+    /// Drop the `n` oldest records (`n` at most the live ones).
+    #[inline]
+    fn consume(&mut self, n: usize) {
+        self.head += n;
+        let len = self.recs.len();
+        if self.head == len {
+            self.recs.clear();
+            self.head = 0;
+        } else if self.head >= Self::SPENT && 2 * self.head >= len {
+            self.recs.copy_within(self.head.., 0);
+            self.recs.truncate(len - self.head);
+            self.head = 0;
+        }
+    }
+}
+
 /// The state of SACK-based loss recovery (RFC 6675 §2 and §5; RFC 6937 §3).
 #[derive(Debug, Clone, Default)]
 struct SackState {
@@ -209,7 +255,7 @@ pub struct TcpSender {
     timed: Option<(u64, Time)>,
     rtt: RttEstimator,
     rto_deadline: Option<Time>,
-    sent: VecDeque<SentRecord>,
+    sent: SentLog,
     /// Total bytes the application offers; `None` for an endless bulk transfer.
     app_limit: Option<u64>,
     /// SACK recovery (variant `Sack` only).
@@ -251,7 +297,7 @@ impl TcpSender {
             dupwnd: 0,
             timed: None,
             rto_deadline: None,
-            sent: VecDeque::new(),
+            sent: SentLog::default(),
             app_limit: None,
             sack: SackState::default(),
             last_sample: None,
@@ -422,7 +468,9 @@ impl TcpSender {
         self.rto_deadline
     }
 
-    /// Next segment to put on the wire, if the window allows one.
+    /// Next segment to put on the wire, if the window allows one. Always inlined into the
+    /// caller's drain loop, which calls it once per segment and once more per ACK.
+    #[inline(always)]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
         if !self.started || self.handshake != Handshake::Established {
             return None;
@@ -477,7 +525,7 @@ impl TcpSender {
     fn record_sent(&mut self, now: Time, seg: Segment) {
         let end = seg.seq + seg.len as u64;
         if end > self.high_tx {
-            self.sent.push_back(SentRecord {
+            self.sent.push(SentRecord {
                 end,
                 sent_at: now,
                 retransmitted: false,
@@ -500,6 +548,9 @@ impl TcpSender {
     /// recovery; in recovery, NextSeg() while cwnd − pipe ≥ 1 SMSS (step C); otherwise new
     /// data, or after an RTO the unSACKed data from SND.NXT on (§5.1 "filling in"), while
     /// the octets in flight (SACKed ones have left the network) leave room in cwnd.
+    /// Always inlined into [`Self::poll_transmit`], as it was before that was inlined into the
+    /// drain loop: out of line, its call per poll cost more than it saved.
+    #[inline(always)]
     fn next_sack_segment(&mut self) -> Option<Segment> {
         let mss = self.p.mss as u64;
         if self.retransmit_pending {
@@ -643,8 +694,9 @@ impl TcpSender {
 
     /// Karn: the RTT record of the segment holding `seq` no longer times one transmission.
     fn mark_retransmitted(&mut self, seq: u64) {
-        let i = self.sent.partition_point(|r| r.end <= seq);
-        if let Some(r) = self.sent.get_mut(i) {
+        let live = self.sent.live_mut();
+        let i = live.partition_point(|r| r.end <= seq);
+        if let Some(r) = live.get_mut(i) {
             r.retransmitted = true;
         }
         if self.timed.is_some_and(|(end, _)| end > seq) {
@@ -765,7 +817,10 @@ impl TcpSender {
         }
     }
 
-    /// Window growth for `acked` new octets outside recovery (after SND.UNA moved).
+    /// Window growth for `acked` new octets outside recovery (after SND.UNA moved). Always
+    /// inlined into the ACK handlers: out of line, its call and frame were a third of its
+    /// instructions on the wired path.
+    #[inline(always)]
     fn grow(&mut self, now: Time, acked: u64) {
         self.cc.on_ack(&AckInfo {
             now,
@@ -938,7 +993,7 @@ impl TcpSender {
         // retransmit, ns-2 `rtt_active_ = 0` in `reset_rtx_timer`): Karn's rule at its
         // simplest.
         self.timed = None;
-        if let Some(first) = self.sent.front_mut() {
+        if let Some(first) = self.sent.live_mut().first_mut() {
             first.retransmitted = true;
         }
     }
@@ -971,9 +1026,8 @@ impl TcpSender {
         // RFC 7323 §4.1: the echoed timestamp times the transmission the receiver answered.
         let ts_sent = (self.p.timestamps && opt.ts).then(|| ts_sent_at(now, opt.ts_ecr));
         if self.p.rtt_sampling == RttSampling::Timestamps {
-            while self.sent.front().is_some_and(|r| r.end <= ack) {
-                self.sent.pop_front();
-            }
+            let n = self.sent.live().iter().take_while(|r| r.end <= ack).count();
+            self.sent.consume(n);
             if let Some(at) = ts_sent {
                 self.stats.rtt_samples += 1;
                 self.last_sample = Some(now - at);
@@ -981,17 +1035,18 @@ impl TcpSender {
             }
             return;
         }
-        let mut newest = None;
+        let live = self.sent.live();
+        let mut n = 0;
         let mut covers_retransmission = false;
-        while let Some(r) = self.sent.front() {
-            if r.end > ack {
-                break;
-            }
-            covers_retransmission |= r.retransmitted;
-            newest = Some(*r);
-            self.sent.pop_front();
+        while n < live.len() && live[n].end <= ack {
+            covers_retransmission |= live[n].retransmitted;
+            n += 1;
         }
-        let Some(r) = newest else { return };
+        if n == 0 {
+            return;
+        }
+        let r = live[n - 1];
+        self.sent.consume(n);
         let sent_at = match self.p.rtt_sampling {
             RttSampling::EveryAck | RttSampling::Timestamps => r.sent_at,
             RttSampling::TimedSegment => match self.timed {
@@ -1070,7 +1125,7 @@ impl TcpSender {
         self.sack.high_rxt = self.snd_una;
         self.sack.rescue_rxt = None;
         self.sack.entering = false;
-        for r in self.sent.iter_mut() {
+        for r in self.sent.live_mut() {
             r.retransmitted = true;
         }
         // RFC 6298 §5.5-5.6: back off and restart.
@@ -1087,4 +1142,48 @@ fn ts_sent_at(now: Time, ts: u32) -> Time {
     // `tcp_rtt_tsopt_us` takes it.
     let back = ((now / NS_PER_MS) as u32).wrapping_sub(ts) as u64;
     now.saturating_sub(back * NS_PER_MS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SentLog, SentRecord};
+
+    /// The log reads like the queue it replaced: records leave from the front in the order
+    /// they came, whatever the mix of pushes and drops, across every reclaiming of the
+    /// spent front (windows below and above `SentLog::SPENT`).
+    #[test]
+    fn the_sent_log_is_a_queue() {
+        let mut log = SentLog::default();
+        let mut model = std::collections::VecDeque::new();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = 0u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let window = if (x >> 40) % 2 == 0 { 5 } else { 90 };
+            if model.len() < window && (x & 3 != 0 || model.is_empty()) {
+                next += 1;
+                let r = SentRecord {
+                    end: next,
+                    sent_at: next * 7,
+                    retransmitted: x & 8 != 0,
+                };
+                log.push(r);
+                model.push_back(r);
+            } else {
+                let n = ((x >> 8) as usize % 3).min(model.len());
+                log.consume(n);
+                model.drain(..n);
+            }
+            let live = log.live();
+            assert_eq!(live.len(), model.len());
+            assert!(live
+                .iter()
+                .zip(&model)
+                .all(|(a, b)| (a.end, a.sent_at, a.retransmitted)
+                    == (b.end, b.sent_at, b.retransmitted)));
+            assert!(log.head <= SentLog::SPENT.max(log.recs.len() / 2 + 1));
+        }
+    }
 }
