@@ -1526,8 +1526,7 @@ impl LteNode {
             .schedule_kind(n, reserved, &cands, &mut self.budget, &mut allocs, kind);
         self.after_dcis(sec, Link::Dl, allocs.len());
         for a in &allocs {
-            let mcs = cands.iter().find(|c| c.ue == a.ue).map_or(0, |c| c.mcs);
-            self.send_dl(ctx, n, *a, mcs, kind);
+            self.send_dl(ctx, n, *a, a.mcs, kind);
         }
         self.cands = cands;
         self.allocs = allocs;
@@ -1924,6 +1923,7 @@ impl LteNode {
                 ue: u,
                 n_prb: cg.n_prb,
                 tbs,
+                mcs,
             };
             self.build_ul(ctx, n, target, a, mcs);
         }
