@@ -411,6 +411,9 @@ pub struct LteNode {
     ul_fixed_mcs: Option<u8>,
     /// The UEs' PUSCH power control (36.213 §5.1.1.1), for the headroom they report.
     pc: PuschPower,
+    /// What each of the 64 power headroom levels reads as, linear (36.133 Table 9.1.8.4-1
+    /// through `ph_from_index`): the same `db_to_lin` once per level, not a `pow` per PHR.
+    ph_lin: [f64; 64],
     /// Uplink interference: `Some(load)` fixed, `None` mirrored from the site's EWMA; and
     /// whether it follows load at all (else each sector's IoT is the constant one).
     neighbour_load: Option<f64>,
@@ -710,6 +713,7 @@ impl LteNode {
                 .map(|m| rat.tbs.octets(TbKind::Dl, m, rat.n_prb))
                 .collect(),
             ul_fixed_mcs: c.uplink.fixed_mcs,
+            ph_lin: std::array::from_fn(|i| db_to_lin(ph_from_index(i as u8))),
             pc,
             neighbour_load: u.neighbour_load,
             load_iot,
@@ -1247,10 +1251,12 @@ impl LteNode {
     /// The SINR a transmission at TTI `n` sees, linear, and the draw that decides it.
     fn transmit(&mut self, n: u64, link: Link, u: u32, pid: u8, idx: u32) {
         let ue = &mut self.ues[u as usize];
-        let (gain, rng) = match link {
-            Link::Dl => (ue.dl_fading.gain_tti(1, n), &mut ue.dl_rng),
-            Link::Ul => (ue.ul_fading.gain_tti(1, n), &mut ue.ul_rng),
+        // One inlined reading for both links.
+        let (fading, rng) = match link {
+            Link::Dl => (&mut ue.dl_fading, &mut ue.dl_rng),
+            Link::Ul => (&mut ue.ul_fading, &mut ue.ul_rng),
         };
+        let gain = fading.gain_tti(1, n);
         let tb = &mut self.pool.tbs[idx as usize];
         let mut mean_lin = ue.mean_lin[link as usize];
         if link == Link::Ul {
@@ -1371,7 +1377,7 @@ impl LteNode {
                 }
                 if let Some(i) = tb.phr {
                     // The headroom at one PRB, from the block's: PH + 10 log10 M.
-                    ue.ul_h_est = db_to_lin(ph_from_index(i)) * f64::from(tb.n_prb);
+                    ue.ul_h_est = self.ph_lin[usize::from(i)] * f64::from(tb.n_prb);
                 }
                 if let Some(b) = tb.bsr {
                     // What the UE had when it built the block, less what the eNB granted
@@ -1421,19 +1427,27 @@ impl LteNode {
         // Slots only move forward, so the report changes only once `newest` reaches the next
         // report's TTI (two divisions saved per UE and slot).
         if ue.cqi[l].0.is_none() || newest >= ue.cqi_next[l] {
-            let offset = u as u64 % period;
-            let (report, next) = if newest >= offset {
-                let r = newest - (newest - offset) % period;
-                (r, r + period)
+            let due = ue.cqi_next[l];
+            let (report, next) = if ue.cqi[l].0.is_some() && newest - due < period {
+                // The report due at `due` (≡ u mod period) is the latest: no division.
+                (due, due + period)
             } else {
-                (0, offset)
+                let offset = u as u64 % period;
+                if newest >= offset {
+                    let r = newest - (newest - offset) % period;
+                    (r, r + period)
+                } else {
+                    (0, offset)
+                }
             };
             ue.cqi_next[l] = next;
             if ue.cqi[l].0 != Some(report) {
-                let gain = match link {
-                    Link::Dl => ue.dl_fading.gain_tti(0, report),
-                    Link::Ul => ue.ul_fading.gain_tti(0, report),
+                // One inlined reading for both links.
+                let fading = match link {
+                    Link::Dl => &mut ue.dl_fading,
+                    Link::Ul => &mut ue.ul_fading,
                 };
+                let gain = fading.gain_tti(0, report);
                 ue.cqi[l] = (Some(report), ue.mean_lin[l] * gain);
                 ue.dl_mcs_fresh &= link != Link::Dl;
             }
@@ -1512,8 +1526,7 @@ impl LteNode {
             .schedule_kind(n, reserved, &cands, &mut self.budget, &mut allocs, kind);
         self.after_dcis(sec, Link::Dl, allocs.len());
         for a in &allocs {
-            let mcs = cands.iter().find(|c| c.ue == a.ue).map_or(0, |c| c.mcs);
-            self.send_dl(ctx, n, *a, mcs, kind);
+            self.send_dl(ctx, n, *a, a.mcs, kind);
         }
         self.cands = cands;
         self.allocs = allocs;
@@ -1910,6 +1923,7 @@ impl LteNode {
                 ue: u,
                 n_prb: cg.n_prb,
                 tbs,
+                mcs,
             };
             self.build_ul(ctx, n, target, a, mcs);
         }

@@ -88,12 +88,14 @@ pub struct Candidate {
     pub max_prb: u32,
 }
 
-/// An allocation: `n_prb` PRBs carrying a transport block of `tbs` octets.
+/// An allocation: `n_prb` PRBs carrying a transport block of `tbs` octets at MCS `mcs` (the
+/// candidate's, so that the caller needs no search of the candidates for it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Allocation {
     pub ue: u32,
     pub n_prb: u32,
     pub tbs: u32,
+    pub mcs: u8,
 }
 
 /// The scheduler's per-UE state: R̄ and when it was last brought up to date.
@@ -198,6 +200,7 @@ impl PfScheduler {
                 ue: c.ue,
                 n_prb,
                 tbs,
+                mcs: c.mcs,
             });
             self.serve(k, c.ue, tbs);
             left -= n_prb;
@@ -316,6 +319,7 @@ impl UlScheduler {
             ue: c.ue,
             n_prb,
             tbs: table.octets(TbKind::Ul, c.mcs, n_prb),
+            mcs: c.mcs,
         };
         match self.mode {
             UlMode::Pf { min_prb } => {
@@ -440,7 +444,8 @@ mod tests {
             vec![Allocation {
                 ue: 1,
                 n_prb: 100,
-                tbs
+                tbs,
+                mcs: 28,
             }]
         );
     }
@@ -467,6 +472,7 @@ mod tests {
                 ue: 0,
                 n_prb: 100 - n1,
                 tbs: tbs_for_mcs(Channel::Pdsch, 10, 100 - n1).unwrap() / 8,
+                mcs: 10,
             }
         );
     }
