@@ -697,7 +697,7 @@ impl LteRlcEntity {
         if self.am() {
             if self.status_due() {
                 n += self.p.status_header_bytes as u64
-                    + self.p.nack_bytes as u64 * self.status_holes().count() as u64;
+                    + self.p.nack_bytes as u64 * self.status_hole_count() as u64;
             }
             if self.discard.is_some_and(|d| d.send) {
                 n += DISCARD_NOTICE_BYTES as u64;
@@ -1575,6 +1575,24 @@ impl LteRlcEntity {
         self.status_triggered && self.status_prohibit_until.is_none()
     }
 
+    /// Whether a STATUS would report any gap: the first missing octet lies below VR(MS).
+    /// Usually it does not (VR(MS) is the first missing octet), and the buffer status, which
+    /// counts the NACKs of a due STATUS, then need not set up the walk of `status_holes`.
+    #[inline]
+    fn has_status_holes(&self) -> bool {
+        self.received.first_missing_from(self.rx_next) < self.rx_ms
+    }
+
+    /// `status_holes().count()`, without the walk when there is no gap.
+    #[inline]
+    fn status_hole_count(&self) -> usize {
+        if self.has_status_holes() {
+            self.status_holes().count()
+        } else {
+            0
+        }
+    }
+
     /// The gaps a STATUS reports: missing ranges from the first missing octet up to VR(MS).
     fn status_holes(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         let mut x = self.received.first_missing_from(self.rx_next);
@@ -1763,11 +1781,13 @@ impl LteRlcEntity {
         let mut n = 0u64;
         if self.am() {
             if self.status_due() {
-                let len = self.p.status_header_bytes as u64
-                    + self
+                let mut len = self.p.status_header_bytes as u64;
+                if self.has_status_holes() {
+                    len += self
                         .status_holes()
                         .map(|(s, e)| self.nr_nack_entry_bytes(s, e) as u64)
                         .sum::<u64>();
+                }
                 n += len + self.mac_subheader(len) as u64;
             }
             if self.discard.is_some_and(|d| d.send) {
