@@ -1842,11 +1842,17 @@ impl LteRlcEntity {
         let mut used = 0;
         // `window_stalled()` without reading the oldest PDU twice per PDU: VT(A) + the window
         // size while PDUs are outstanding (only this loop adds one, at the back); with none,
-        // VT(A) = VT(S) and the window (at least one SN) is open.
+        // VT(A) = VT(S) and the window (at least one SN) is open: the end is then u32::MAX,
+        // which no SN reaches, as in UM, which has no window (one comparison per PDU, no flag
+        // to test), until the first PDU pushed sets it.
         let am = self.am();
         let w = self.p.am_window_size;
-        let mut window_end = (!self.pdus.is_empty()).then(|| self.front_sn + w);
-        let stalled = |vt_s: u32, end: Option<u32>| am && end.is_some_and(|e| vt_s >= e);
+        let mut window_end = if am && !self.pdus.is_empty() {
+            self.front_sn + w
+        } else {
+            u32::MAX
+        };
+        let stalled = |vt_s: u32, end: u32| vt_s >= end;
         while self.next_new < self.stream_end {
             let s = &self.sdus[self.unsent_idx];
             let (s_start, s_end) = (s.start, s.end);
@@ -1913,11 +1919,11 @@ impl LteRlcEntity {
                     }
                 }
                 if !grown {
+                    // Only this loop adds PDUs: the deque is empty exactly when the window's
+                    // end is still unset.
                     if self.pdus.is_empty() {
                         self.front_sn = sn;
-                    }
-                    if window_end.is_none() {
-                        window_end = Some(sn + w);
+                        window_end = sn + w;
                     }
                     self.pdus.push_back(TxPdu {
                         sn,
