@@ -1673,8 +1673,9 @@ impl LteNode {
             let Some(p) = ue.filter.front() else {
                 break;
             };
-            need += self.rat.rlc.sdu_cost(p.size);
-            ue.ue_rlc.offer_sdu(now, *p);
+            // The UE's entity runs on `self.rat.rlc`: the cost it returns is that of
+            // `self.rat.rlc.sdu_cost(p.size)`.
+            need += ue.ue_rlc.offer_sdu_ref(p);
             ue.filter.remove_front();
         }
         let re = a.n_prb * self.rat.tbs.re_per_prb(TbKind::Ul);

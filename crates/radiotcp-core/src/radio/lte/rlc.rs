@@ -641,18 +641,34 @@ impl LteRlcEntity {
     /// Take an SDU (a PDCP PDU: the packet and its PDCP header) into the transmission buffer.
     /// The buffer is unbounded: limits and disciplines are the caller's.
     pub fn offer_sdu(&mut self, _now: Time, pkt: Packet) {
+        self.offer_sdu_ref(&pkt);
+    }
+
+    /// `offer_sdu` with the packet by reference, for a driver moving SDUs in from a queue of
+    /// its own (copied once, into the transmitter's queue, not through the stack first);
+    /// returns `LteRlcParams::sdu_cost` of the SDU, which that driver counts against its
+    /// grant and which the NR flavour adds to its buffer status anyway: computed once.
+    #[inline]
+    pub fn offer_sdu_ref(&mut self, pkt: &Packet) -> u64 {
         self.bo.set(BO_STALE);
         let start = self.stream_end;
-        let end = start + self.sdu_octets(&pkt);
-        if !self.p.concatenation {
-            self.nr_unstarted_cost += self.nr_pdu_cost(self.p.rlc_header_bytes, end - start);
-        }
+        let octets = self.sdu_octets(pkt);
+        let end = start + octets;
+        let cost = if self.p.concatenation {
+            octets + self.p.li_bytes as u64
+        } else {
+            let c = self.nr_pdu_cost(self.p.rlc_header_bytes, octets);
+            self.nr_unstarted_cost += c;
+            c
+        };
+        debug_assert_eq!(cost, self.p.sdu_cost(pkt.size));
         self.sdus.push_back(TxSdu {
             start,
             end,
-            packet: pkt,
+            packet: *pkt,
         });
         self.stream_end = end;
+        cost
     }
 
     /// SDUs held by the transmitter: not yet fully acknowledged (AM) or not fully sent (UM).
