@@ -830,8 +830,9 @@ impl LteNode {
         let now = ctx.now;
         let ue = &mut self.ues[u as usize];
         // The discipline's occupancy in bits: SDU octets waiting, in front of the RLC or in it
-        // and not yet sent.
-        let bo_bits = (ue.dl_queue_bytes + ue.enb_rlc.new_data_bytes()) as f64 * 8.0;
+        // and not yet sent. Converted through i64: one instruction, where a u64 takes five on
+        // x86-64, and the same value (an occupancy far below 2^63).
+        let bo_bits = (ue.dl_queue_bytes + ue.enb_rlc.new_data_bytes()) as i64 as f64 * 8.0;
         ue.discipline.advance(now, bo_bits);
         let verdict = ue
             .discipline
