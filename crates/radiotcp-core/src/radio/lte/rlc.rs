@@ -693,7 +693,13 @@ impl LteRlcEntity {
             debug_assert_eq!(bo, self.compute_buffer_status(), "stale buffer status");
             return bo;
         }
-        self.refresh_buffer_status()
+        // The flavour is told here, where `compute_buffer_status` would tell it anyway: each
+        // recomputation is then one call.
+        if self.p.concatenation {
+            self.refresh_buffer_status()
+        } else {
+            self.nr_refresh_buffer_status()
+        }
     }
 
     /// The cache miss of `buffer_status`, out of line so that the hit inlines into the
@@ -701,6 +707,15 @@ impl LteRlcEntity {
     #[inline(never)]
     fn refresh_buffer_status(&self) -> u64 {
         let n = self.compute_buffer_status();
+        self.bo.set(n);
+        n
+    }
+
+    /// `refresh_buffer_status` in the NR flavour, with `nr_buffer_status` inlined: one call
+    /// per recomputation instead of two, and the LTE path keeps its own frame.
+    #[inline(never)]
+    fn nr_refresh_buffer_status(&self) -> u64 {
+        let n = self.nr_buffer_status();
         self.bo.set(n);
         n
     }
@@ -1792,7 +1807,7 @@ impl LteRlcEntity {
     /// `buffer_status` in the NR flavour: a STATUS PDU (header, its NACK entries, MAC
     /// subheader), the discard notice, one PDU per retransmitted piece of an SN, and one PDU
     /// per SDU not yet (fully) sent, each with its header and MAC subheader.
-    #[inline(never)]
+    #[inline(always)]
     fn nr_buffer_status(&self) -> u64 {
         let mut n = 0u64;
         if self.am() {
