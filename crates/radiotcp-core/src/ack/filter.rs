@@ -508,7 +508,9 @@ impl AckFilter {
         let n = if k == 0 || ratio == 1.0 {
             k
         } else {
-            (ratio * k as f64).round() as usize
+            // Through i64: one conversion instruction (a usize has none on x86-64), and the
+            // same value, K being far below 2^63.
+            (ratio * k as i64 as f64).round() as usize
         };
         if n > 0 {
             // The oldest go: "only the latest TCP ACKs ... [are] selected for the

@@ -641,18 +641,34 @@ impl LteRlcEntity {
     /// Take an SDU (a PDCP PDU: the packet and its PDCP header) into the transmission buffer.
     /// The buffer is unbounded: limits and disciplines are the caller's.
     pub fn offer_sdu(&mut self, _now: Time, pkt: Packet) {
+        self.offer_sdu_ref(&pkt);
+    }
+
+    /// `offer_sdu` with the packet by reference, for a driver moving SDUs in from a queue of
+    /// its own (copied once, into the transmitter's queue, not through the stack first);
+    /// returns `LteRlcParams::sdu_cost` of the SDU, which that driver counts against its
+    /// grant and which the NR flavour adds to its buffer status anyway: computed once.
+    #[inline]
+    pub fn offer_sdu_ref(&mut self, pkt: &Packet) -> u64 {
         self.bo.set(BO_STALE);
         let start = self.stream_end;
-        let end = start + self.sdu_octets(&pkt);
-        if !self.p.concatenation {
-            self.nr_unstarted_cost += self.nr_pdu_cost(self.p.rlc_header_bytes, end - start);
-        }
+        let octets = self.sdu_octets(pkt);
+        let end = start + octets;
+        let cost = if self.p.concatenation {
+            octets + self.p.li_bytes as u64
+        } else {
+            let c = self.nr_pdu_cost(self.p.rlc_header_bytes, octets);
+            self.nr_unstarted_cost += c;
+            c
+        };
+        debug_assert_eq!(cost, self.p.sdu_cost(pkt.size));
         self.sdus.push_back(TxSdu {
             start,
             end,
-            packet: pkt,
+            packet: *pkt,
         });
         self.stream_end = end;
+        cost
     }
 
     /// SDUs held by the transmitter: not yet fully acknowledged (AM) or not fully sent (UM).
@@ -677,7 +693,13 @@ impl LteRlcEntity {
             debug_assert_eq!(bo, self.compute_buffer_status(), "stale buffer status");
             return bo;
         }
-        self.refresh_buffer_status()
+        // The flavour is told here, where `compute_buffer_status` would tell it anyway: each
+        // recomputation is then one call.
+        if self.p.concatenation {
+            self.refresh_buffer_status()
+        } else {
+            self.nr_refresh_buffer_status()
+        }
     }
 
     /// The cache miss of `buffer_status`, out of line so that the hit inlines into the
@@ -685,6 +707,15 @@ impl LteRlcEntity {
     #[inline(never)]
     fn refresh_buffer_status(&self) -> u64 {
         let n = self.compute_buffer_status();
+        self.bo.set(n);
+        n
+    }
+
+    /// `refresh_buffer_status` in the NR flavour, with `nr_buffer_status` inlined: one call
+    /// per recomputation instead of two, and the LTE path keeps its own frame.
+    #[inline(never)]
+    fn nr_refresh_buffer_status(&self) -> u64 {
+        let n = self.nr_buffer_status();
         self.bo.set(n);
         n
     }
@@ -697,7 +728,7 @@ impl LteRlcEntity {
         if self.am() {
             if self.status_due() {
                 n += self.p.status_header_bytes as u64
-                    + self.p.nack_bytes as u64 * self.status_holes().count() as u64;
+                    + self.p.nack_bytes as u64 * self.status_hole_count() as u64;
             }
             if self.discard.is_some_and(|d| d.send) {
                 n += DISCARD_NOTICE_BYTES as u64;
@@ -1575,6 +1606,24 @@ impl LteRlcEntity {
         self.status_triggered && self.status_prohibit_until.is_none()
     }
 
+    /// Whether a STATUS would report any gap: the first missing octet lies below VR(MS).
+    /// Usually it does not (VR(MS) is the first missing octet), and the buffer status, which
+    /// counts the NACKs of a due STATUS, then need not set up the walk of `status_holes`.
+    #[inline]
+    fn has_status_holes(&self) -> bool {
+        self.received.first_missing_from(self.rx_next) < self.rx_ms
+    }
+
+    /// `status_holes().count()`, without the walk when there is no gap.
+    #[inline]
+    fn status_hole_count(&self) -> usize {
+        if self.has_status_holes() {
+            self.status_holes().count()
+        } else {
+            0
+        }
+    }
+
     /// The gaps a STATUS reports: missing ranges from the first missing octet up to VR(MS).
     fn status_holes(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         let mut x = self.received.first_missing_from(self.rx_next);
@@ -1758,16 +1807,18 @@ impl LteRlcEntity {
     /// `buffer_status` in the NR flavour: a STATUS PDU (header, its NACK entries, MAC
     /// subheader), the discard notice, one PDU per retransmitted piece of an SN, and one PDU
     /// per SDU not yet (fully) sent, each with its header and MAC subheader.
-    #[inline(never)]
+    #[inline(always)]
     fn nr_buffer_status(&self) -> u64 {
         let mut n = 0u64;
         if self.am() {
             if self.status_due() {
-                let len = self.p.status_header_bytes as u64
-                    + self
+                let mut len = self.p.status_header_bytes as u64;
+                if self.has_status_holes() {
+                    len += self
                         .status_holes()
                         .map(|(s, e)| self.nr_nack_entry_bytes(s, e) as u64)
                         .sum::<u64>();
+                }
                 n += len + self.mac_subheader(len) as u64;
             }
             if self.discard.is_some_and(|d| d.send) {
@@ -1822,11 +1873,17 @@ impl LteRlcEntity {
         let mut used = 0;
         // `window_stalled()` without reading the oldest PDU twice per PDU: VT(A) + the window
         // size while PDUs are outstanding (only this loop adds one, at the back); with none,
-        // VT(A) = VT(S) and the window (at least one SN) is open.
+        // VT(A) = VT(S) and the window (at least one SN) is open: the end is then u32::MAX,
+        // which no SN reaches, as in UM, which has no window (one comparison per PDU, no flag
+        // to test), until the first PDU pushed sets it.
         let am = self.am();
         let w = self.p.am_window_size;
-        let mut window_end = (!self.pdus.is_empty()).then(|| self.front_sn + w);
-        let stalled = |vt_s: u32, end: Option<u32>| am && end.is_some_and(|e| vt_s >= e);
+        let mut window_end = if am && !self.pdus.is_empty() {
+            self.front_sn + w
+        } else {
+            u32::MAX
+        };
+        let stalled = |vt_s: u32, end: u32| vt_s >= end;
         while self.next_new < self.stream_end {
             let s = &self.sdus[self.unsent_idx];
             let (s_start, s_end) = (s.start, s.end);
@@ -1893,11 +1950,11 @@ impl LteRlcEntity {
                     }
                 }
                 if !grown {
+                    // Only this loop adds PDUs: the deque is empty exactly when the window's
+                    // end is still unset.
                     if self.pdus.is_empty() {
                         self.front_sn = sn;
-                    }
-                    if window_end.is_none() {
-                        window_end = Some(sn + w);
+                        window_end = sn + w;
                     }
                     self.pdus.push_back(TxPdu {
                         sn,
