@@ -423,6 +423,20 @@ mod tests {
         }
     }
 
+    /// A SACK receiver with a 64 KiB buffer and delayed ACKs every second segment, as the
+    /// property tests below use it.
+    fn sack_receiver() -> TcpReceiver {
+        TcpReceiver::new(ReceiverParams {
+            rcv_buf: 65_535,
+            window_scaling: false,
+            delack_count: 2,
+            delack_timeout: 200,
+            sack: true,
+            timestamps: false,
+            quickack_segments: 0,
+        })
+    }
+
     proptest! {
         /// The SACK blocks are those of the point-by-point lookups, on every ACK of any
         /// arrival order (segments of 10 octets, repeats and holes).
@@ -430,15 +444,7 @@ mod tests {
         fn sack_blocks_are_those_of_looking_every_point_up(
             arrivals in prop::collection::vec(0u64..40, 0..120),
         ) {
-            let mut r = TcpReceiver::new(ReceiverParams {
-                rcv_buf: 65_535,
-                window_scaling: false,
-                delack_count: 2,
-                delack_timeout: 200,
-                sack: true,
-                timestamps: false,
-                quickack_segments: 0,
-            });
+            let mut r = sack_receiver();
             let mut reference = PointList::default();
             for (i, seg) in arrivals.into_iter().enumerate() {
                 let seq = seg * 10;
@@ -466,15 +472,7 @@ mod tests {
         fn an_arrival_is_a_duplicate_iff_it_was_held(
             arrivals in prop::collection::vec((0u64..40, 1u32..25), 0..120),
         ) {
-            let mut r = TcpReceiver::new(ReceiverParams {
-                rcv_buf: 65_535,
-                window_scaling: false,
-                delack_count: 2,
-                delack_timeout: 200,
-                sack: true,
-                timestamps: false,
-                quickack_segments: 0,
-            });
+            let mut r = sack_receiver();
             for (i, (seg, len)) in arrivals.into_iter().enumerate() {
                 let seq = seg * 10;
                 let held = r.has(seq, len);
