@@ -198,8 +198,14 @@ fn rotate_avx(re: &mut [Lane], im: &mut [Lane], steps: &[(Vec<Lane>, Vec<Lane>);
 /// either width and never fused, so the phasors are the same bit for bit; and the sums are
 /// taken in the pass of the last rotation, from the registers (one call and one pass over the
 /// phasors fewer per reading), the same additions in the same order.
+///
+/// # Safety
+/// `im` and every list of `steps` have as many lanes as `re`: the in-register rotation reads
+/// the powers without a length check (one per set bit was measurable in a cell run), so this is
+/// not checked in release builds. A `Fading`'s cursors and powers are all sized from its M
+/// (`Fading::new`), which is how every caller pairs them.
 #[inline]
-fn rotate_sums(
+unsafe fn rotate_sums(
     re: &mut [Lane],
     im: &mut [Lane],
     steps: &[(Vec<Lane>, Vec<Lane>); POW2],
@@ -207,8 +213,8 @@ fn rotate_sums(
 ) -> (f64, f64) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx") {
-        // SAFETY: AVX is present (checked just above); the powers have as many lanes as the
-        // phasors (`Fading::new`).
+        // SAFETY: AVX is present (checked just above); the lists have as many lanes as the
+        // phasors (this function's contract).
         return unsafe {
             match re.len() {
                 1 => rotate_sums_in_registers::<1>(re, im, steps, k),
@@ -459,7 +465,9 @@ impl Fading {
                     // baseline x86-64 the crate is built for).
                     c.rotated += steps_in(k);
                     c.tti = Some(tti);
-                    let (re, im) = rotate_sums(&mut c.re, &mut c.im, steps, k);
+                    // SAFETY: a cursor's phasors and the powers are sized from this
+                    // fading's M (`Fading::new`).
+                    let (re, im) = unsafe { rotate_sums(&mut c.re, &mut c.im, steps, k) };
                     return (re * re + im * im) * norm * norm;
                 }
             }
@@ -511,7 +519,8 @@ impl Fading {
                 // The steps taken (the set bits of k; no popcount instruction in the
                 // baseline x86-64 the crate is built for).
                 c.rotated += steps_in(k);
-                Some(rotate_sums(&mut c.re, &mut c.im, steps, k))
+                // SAFETY: as in `gain_tti`, the cursor and the powers have this fading's M.
+                Some(unsafe { rotate_sums(&mut c.re, &mut c.im, steps, k) })
             }
             _ => None,
         };
@@ -758,7 +767,8 @@ mod tests {
                 };
                 assert_eq!((sr.to_bits(), si.to_bits()), (pr.to_bits(), pi.to_bits()));
                 // And as `gain_tti` takes them (the phasors in registers up to 4 lanes).
-                let (dr, di) = rotate_sums(&mut re_d, &mut im_d, steps, k);
+                // SAFETY: as above.
+                let (dr, di) = unsafe { rotate_sums(&mut re_d, &mut im_d, steps, k) };
                 assert_eq!((dr.to_bits(), di.to_bits()), (pr.to_bits(), pi.to_bits()));
                 let avx = re_b.iter().chain(&im_b).zip(re_c.iter().chain(&im_c));
                 let avx = avx.zip(re_d.iter().chain(&im_d));
