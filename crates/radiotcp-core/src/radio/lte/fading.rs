@@ -136,25 +136,80 @@ fn sums(re: &[Lane], im: &[Lane]) -> (f64, f64) {
     (sr, si)
 }
 
+/// One lane's rotation: (x + iy)(sr + i si), the products and sums in the order of
+/// `rotate_by_bits`'s scalar code, so the same bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+fn rotate_lane(
+    x: std::arch::x86_64::__m256d,
+    y: std::arch::x86_64::__m256d,
+    sr: std::arch::x86_64::__m256d,
+    si: std::arch::x86_64::__m256d,
+) -> (std::arch::x86_64::__m256d, std::arch::x86_64::__m256d) {
+    use std::arch::x86_64::{_mm256_add_pd, _mm256_mul_pd, _mm256_sub_pd};
+    (
+        _mm256_sub_pd(_mm256_mul_pd(x, sr), _mm256_mul_pd(y, si)),
+        _mm256_add_pd(_mm256_mul_pd(x, si), _mm256_mul_pd(y, sr)),
+    )
+}
+
+/// [`rotate_lane`] on a lane in memory: loaded, rotated by the power `pr`, `pi` and stored
+/// back; the rotated lane is returned for a caller that sums it.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+fn rotate_stored_lane(
+    re: &mut Lane,
+    im: &mut Lane,
+    pr: &Lane,
+    pi: &Lane,
+) -> (std::arch::x86_64::__m256d, std::arch::x86_64::__m256d) {
+    use std::arch::x86_64::{_mm256_loadu_pd, _mm256_storeu_pd};
+    // SAFETY: each pointer is to a whole `[f64; 4]` (unaligned loads and stores).
+    unsafe {
+        let x = _mm256_loadu_pd(re.as_ptr());
+        let y = _mm256_loadu_pd(im.as_ptr());
+        let (sr, si) = (_mm256_loadu_pd(pr.as_ptr()), _mm256_loadu_pd(pi.as_ptr()));
+        let (r, i) = rotate_lane(x, y, sr, si);
+        _mm256_storeu_pd(re.as_mut_ptr(), r);
+        _mm256_storeu_pd(im.as_mut_ptr(), i);
+        (r, i)
+    }
+}
+
+/// `acc` (the real and imaginary running sums side by side) plus one lane's sinusoids 0 to 3,
+/// in order: (x0, y0, x2, y2) and (x1, y1, x3, y3) taken apart pair by pair.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+fn add_lane(
+    acc: std::arch::x86_64::__m128d,
+    x: std::arch::x86_64::__m256d,
+    y: std::arch::x86_64::__m256d,
+) -> std::arch::x86_64::__m128d {
+    use std::arch::x86_64::{_mm256_castpd256_pd128, _mm256_extractf128_pd};
+    use std::arch::x86_64::{_mm256_unpackhi_pd, _mm256_unpacklo_pd, _mm_add_pd};
+    let (even, odd) = (_mm256_unpacklo_pd(x, y), _mm256_unpackhi_pd(x, y));
+    let acc = _mm_add_pd(acc, _mm256_castpd256_pd128(even));
+    let acc = _mm_add_pd(acc, _mm256_castpd256_pd128(odd));
+    let acc = _mm_add_pd(acc, _mm256_extractf128_pd::<1>(even));
+    _mm_add_pd(acc, _mm256_extractf128_pd::<1>(odd))
+}
+
 /// [`sums`] with the two running sums side by side in one register: each addition adds a
 /// sinusoid's real part to the one and its imaginary part to the other, in the same order
 /// as the two scalar loops, so both sums are the same bit for bit.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 fn sums_avx(re: &[Lane], im: &[Lane]) -> (f64, f64) {
-    use std::arch::x86_64::{_mm256_castpd256_pd128, _mm256_extractf128_pd, _mm256_loadu_pd};
-    use std::arch::x86_64::{_mm256_unpackhi_pd, _mm256_unpacklo_pd, _mm_add_pd};
+    use std::arch::x86_64::_mm256_loadu_pd;
     use std::arch::x86_64::{_mm_cvtsd_f64, _mm_setzero_pd, _mm_unpackhi_pd};
     let mut acc = _mm_setzero_pd();
     for (x, y) in re.iter().zip(im) {
         // SAFETY: each pointer is to a whole `[f64; 4]` (unaligned loads).
         let (x, y) = unsafe { (_mm256_loadu_pd(x.as_ptr()), _mm256_loadu_pd(y.as_ptr())) };
-        // (x0, y0, x2, y2) and (x1, y1, x3, y3): the pairs of sinusoids 0 to 3 in order.
-        let (even, odd) = (_mm256_unpacklo_pd(x, y), _mm256_unpackhi_pd(x, y));
-        acc = _mm_add_pd(acc, _mm256_castpd256_pd128(even));
-        acc = _mm_add_pd(acc, _mm256_castpd256_pd128(odd));
-        acc = _mm_add_pd(acc, _mm256_extractf128_pd::<1>(even));
-        acc = _mm_add_pd(acc, _mm256_extractf128_pd::<1>(odd));
+        acc = add_lane(acc, x, y);
     }
     (_mm_cvtsd_f64(acc), _mm_cvtsd_f64(_mm_unpackhi_pd(acc, acc)))
 }
@@ -165,8 +220,6 @@ fn sums_avx(re: &[Lane], im: &[Lane]) -> (f64, f64) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 fn rotate_avx(re: &mut [Lane], im: &mut [Lane], steps: &[(Vec<Lane>, Vec<Lane>); POW2], k: u64) {
-    use std::arch::x86_64::{_mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd};
-    use std::arch::x86_64::{_mm256_storeu_pd, _mm256_sub_pd};
     let mut bits = k;
     while bits != 0 {
         let (pr, pi) = &steps[bits.trailing_zeros() as usize];
@@ -174,17 +227,7 @@ fn rotate_avx(re: &mut [Lane], im: &mut [Lane], steps: &[(Vec<Lane>, Vec<Lane>);
         // Zipped: no index to bound-check (the lists have the same length).
         let lanes = re.iter_mut().zip(im.iter_mut()).zip(pr.iter().zip(pi));
         for ((re, im), (pr, pi)) in lanes {
-            // SAFETY: each pointer is to a whole `[f64; 4]` (unaligned loads and stores).
-            unsafe {
-                let x = _mm256_loadu_pd(re.as_ptr());
-                let y = _mm256_loadu_pd(im.as_ptr());
-                let sr = _mm256_loadu_pd(pr.as_ptr());
-                let si = _mm256_loadu_pd(pi.as_ptr());
-                let r = _mm256_sub_pd(_mm256_mul_pd(x, sr), _mm256_mul_pd(y, si));
-                let i = _mm256_add_pd(_mm256_mul_pd(x, si), _mm256_mul_pd(y, sr));
-                _mm256_storeu_pd(re.as_mut_ptr(), r);
-                _mm256_storeu_pd(im.as_mut_ptr(), i);
-            }
+            rotate_stored_lane(re, im, pr, pi);
         }
     }
 }
@@ -259,10 +302,7 @@ unsafe fn rotate_sums_in_registers<const N: usize>(
     steps: &[(Vec<Lane>, Vec<Lane>); POW2],
     k: u64,
 ) -> (f64, f64) {
-    use std::arch::x86_64::{_mm256_add_pd, _mm256_castpd256_pd128};
-    use std::arch::x86_64::{_mm256_extractf128_pd, _mm256_loadu_pd, _mm256_mul_pd};
-    use std::arch::x86_64::{_mm256_setzero_pd, _mm256_storeu_pd, _mm256_sub_pd};
-    use std::arch::x86_64::{_mm256_unpackhi_pd, _mm256_unpacklo_pd, _mm_add_pd};
+    use std::arch::x86_64::{_mm256_loadu_pd, _mm256_setzero_pd, _mm256_storeu_pd};
     use std::arch::x86_64::{_mm_cvtsd_f64, _mm_setzero_pd, _mm_unpackhi_pd};
     let re: &mut [Lane; N] = re.try_into().expect("N lanes");
     let im: &mut [Lane; N] = im.try_into().expect("N lanes");
@@ -294,9 +334,7 @@ unsafe fn rotate_sums_in_registers<const N: usize>(
                     _mm256_loadu_pd(pi[q].as_ptr()),
                 )
             };
-            let r = _mm256_sub_pd(_mm256_mul_pd(x[q], sr), _mm256_mul_pd(y[q], si));
-            y[q] = _mm256_add_pd(_mm256_mul_pd(x[q], si), _mm256_mul_pd(y[q], sr));
-            x[q] = r;
+            (x[q], y[q]) = rotate_lane(x[q], y[q], sr, si);
         }
     }
     let mut acc = _mm_setzero_pd();
@@ -306,15 +344,7 @@ unsafe fn rotate_sums_in_registers<const N: usize>(
             _mm256_storeu_pd(re[q].as_mut_ptr(), x[q]);
             _mm256_storeu_pd(im[q].as_mut_ptr(), y[q]);
         }
-        // As `sums_avx`: the pairs of sinusoids 0 to 3 of the lane, in order.
-        let (even, odd) = (
-            _mm256_unpacklo_pd(x[q], y[q]),
-            _mm256_unpackhi_pd(x[q], y[q]),
-        );
-        acc = _mm_add_pd(acc, _mm256_castpd256_pd128(even));
-        acc = _mm_add_pd(acc, _mm256_castpd256_pd128(odd));
-        acc = _mm_add_pd(acc, _mm256_extractf128_pd::<1>(even));
-        acc = _mm_add_pd(acc, _mm256_extractf128_pd::<1>(odd));
+        acc = add_lane(acc, x[q], y[q]);
     }
     (_mm_cvtsd_f64(acc), _mm_cvtsd_f64(_mm_unpackhi_pd(acc, acc)))
 }
@@ -328,9 +358,6 @@ fn rotate_sums_avx(
     steps: &[(Vec<Lane>, Vec<Lane>); POW2],
     k: u64,
 ) -> (f64, f64) {
-    use std::arch::x86_64::{_mm256_add_pd, _mm256_castpd256_pd128, _mm256_extractf128_pd};
-    use std::arch::x86_64::{_mm256_loadu_pd, _mm256_mul_pd, _mm256_storeu_pd, _mm256_sub_pd};
-    use std::arch::x86_64::{_mm256_unpackhi_pd, _mm256_unpacklo_pd, _mm_add_pd};
     use std::arch::x86_64::{_mm_cvtsd_f64, _mm_setzero_pd, _mm_unpackhi_pd};
     if k == 0 {
         return sums_avx(re, im);
@@ -342,23 +369,8 @@ fn rotate_sums_avx(
     let mut acc = _mm_setzero_pd();
     let lanes = re.iter_mut().zip(im.iter_mut()).zip(pr.iter().zip(pi));
     for ((re, im), (pr, pi)) in lanes {
-        // SAFETY: each pointer is to a whole `[f64; 4]` (unaligned loads and stores).
-        unsafe {
-            let x = _mm256_loadu_pd(re.as_ptr());
-            let y = _mm256_loadu_pd(im.as_ptr());
-            let sr = _mm256_loadu_pd(pr.as_ptr());
-            let si = _mm256_loadu_pd(pi.as_ptr());
-            let r = _mm256_sub_pd(_mm256_mul_pd(x, sr), _mm256_mul_pd(y, si));
-            let i = _mm256_add_pd(_mm256_mul_pd(x, si), _mm256_mul_pd(y, sr));
-            _mm256_storeu_pd(re.as_mut_ptr(), r);
-            _mm256_storeu_pd(im.as_mut_ptr(), i);
-            // As `sums_avx`: the pairs of sinusoids 0 to 3 of the lane, in order.
-            let (even, odd) = (_mm256_unpacklo_pd(r, i), _mm256_unpackhi_pd(r, i));
-            acc = _mm_add_pd(acc, _mm256_castpd256_pd128(even));
-            acc = _mm_add_pd(acc, _mm256_castpd256_pd128(odd));
-            acc = _mm_add_pd(acc, _mm256_extractf128_pd::<1>(even));
-            acc = _mm_add_pd(acc, _mm256_extractf128_pd::<1>(odd));
-        }
+        let (r, i) = rotate_stored_lane(re, im, pr, pi);
+        acc = add_lane(acc, r, i);
     }
     (_mm_cvtsd_f64(acc), _mm_cvtsd_f64(_mm_unpackhi_pd(acc, acc)))
 }
