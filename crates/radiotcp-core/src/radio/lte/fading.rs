@@ -50,11 +50,13 @@ pub fn doppler_hz(speed_kmh: f64, carrier_hz: f64) -> f64 {
     speed_kmh / 3.6 * carrier_hz / 299_792_458.0
 }
 
-/// One UE's fading process.
+/// One UE's fading process. In this order, so that what a Jakes reading reads here (the
+/// process's block, norm and M, and the readers' TTIs and step counts: 64 bytes) is contiguous,
+/// the i.i.d. model's stream after it.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Fading {
     kind: Kind,
-    rng: RngStream,
     /// Jakes: where each reader's phasors are (`gain_tti`): their TTI, and the steps taken by
     /// rotation since their last exact evaluation ([`REFRESH`] when there are none yet, which
     /// asks for one). Kept here, in the UE's own record, rather than beside the phasors, so
@@ -63,6 +65,7 @@ pub struct Fading {
     /// list of cursors (the UE record's size is laid out in cache lines).
     tti: [u64; READERS],
     rotated: [u32; READERS],
+    rng: RngStream,
 }
 
 /// Readers of [`Fading::gain_tti`]: the CQI report (0) and the transmission (1).
