@@ -50,28 +50,36 @@ pub fn doppler_hz(speed_kmh: f64, carrier_hz: f64) -> f64 {
     speed_kmh / 3.6 * carrier_hz / 299_792_458.0
 }
 
-/// One UE's fading process.
+/// One UE's fading process. In this order, so that what a Jakes reading reads here (the
+/// process's block, norm and M, and the readers' TTIs and step counts: 64 bytes) is contiguous,
+/// the i.i.d. model's stream after it.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Fading {
     kind: Kind,
+    /// Jakes: where each reader's phasors are (`gain_tti`): their TTI, and the steps taken by
+    /// rotation since their last exact evaluation ([`REFRESH`] when there are none yet, which
+    /// asks for one). Kept here, in the UE's own record, rather than beside the phasors, so
+    /// that the choice of a reading's path needs no load from the heap; two arrays rather
+    /// than an `Option` per reader, so that a `Fading` is no larger than with its earlier
+    /// list of cursors (the UE record's size is laid out in cache lines).
+    tti: [u64; READERS],
+    rotated: [u32; READERS],
     rng: RngStream,
-    /// Jakes: phasor states at whole TTIs, one per independent reader (`gain_tti`).
-    cursors: Vec<Cursor>,
 }
 
-/// The Jakes sum at one TTI, kept so that the next TTI costs one complex multiply per
-/// sinusoid instead of a sine and a cosine.
-#[derive(Debug, Clone, Default)]
-struct Cursor {
-    tti: Option<u64>,
-    /// e^{j(w_m t + φ_m)} per sinusoid, real and imaginary parts apart, in lanes of
-    /// [`LANE`] sinusoids (the rotation is then the same arithmetic on fixed-width arrays,
-    /// which the compiler turns into packed multiplies; a loop over a flat slice stayed
-    /// scalar). The padding past the M-th sinusoid is 0.
-    re: Vec<Lane>,
-    im: Vec<Lane>,
-    /// Steps taken by rotation since the last exact evaluation.
-    rotated: u32,
+/// Readers of [`Fading::gain_tti`]: the CQI report (0) and the transmission (1).
+const READERS: usize = 2;
+
+/// Four sinusoids' complex values, real and imaginary parts apart ([`LANE`] sinusoids in
+/// fixed-width arrays, which the compiler turns into packed multiplies; a loop over a flat
+/// slice stayed scalar). Both halves are read together by every rotation and sum, so they
+/// share one 64-byte cache line.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Pair {
+    re: Lane,
+    im: Lane,
 }
 
 /// TTI length of [`Fading::gain_tti`], seconds.
@@ -115,21 +123,21 @@ fn steps_in(k: u64) -> u32 {
 
 /// The sums of the real and of the imaginary parts, each in sinusoid order.
 #[inline]
-fn sums(re: &[Lane], im: &[Lane]) -> (f64, f64) {
+fn sums(ph: &[Pair]) -> (f64, f64) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx") {
         // SAFETY: AVX is present (checked just above).
-        return unsafe { sums_avx(re, im) };
+        return unsafe { sums_avx(ph) };
     }
     // Lane by lane (a flattened iterator's fold kept a nested-loop state per element).
     let (mut sr, mut si) = (0.0, 0.0);
-    for lane in re {
-        for &x in lane {
+    for p in ph {
+        for &x in &p.re {
             sr += x;
         }
     }
-    for lane in im {
-        for &y in lane {
+    for p in ph {
+        for &y in &p.im {
             si += y;
         }
     }
@@ -154,28 +162,44 @@ fn rotate_lane(
     )
 }
 
-/// [`rotate_lane`] on a lane in memory: loaded, rotated by the power `pr`, `pi` and stored
-/// back; the rotated lane is returned for a caller that sums it.
+/// A lane's two halves in two AVX registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+fn load_pair(p: &Pair) -> (std::arch::x86_64::__m256d, std::arch::x86_64::__m256d) {
+    use std::arch::x86_64::_mm256_load_pd;
+    // SAFETY: each pointer is to a whole `[f64; 4]` at a multiple of 32 bytes (a `Pair` is
+    // 64-byte aligned and its halves are at offsets 0 and 32).
+    unsafe { (_mm256_load_pd(p.re.as_ptr()), _mm256_load_pd(p.im.as_ptr())) }
+}
+
+/// [`load_pair`]'s inverse.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+fn store_pair(p: &mut Pair, x: std::arch::x86_64::__m256d, y: std::arch::x86_64::__m256d) {
+    use std::arch::x86_64::_mm256_store_pd;
+    // SAFETY: as in `load_pair`.
+    unsafe {
+        _mm256_store_pd(p.re.as_mut_ptr(), x);
+        _mm256_store_pd(p.im.as_mut_ptr(), y);
+    }
+}
+
+/// [`rotate_lane`] on a lane in memory: loaded, rotated by the power `s` and stored back; the
+/// rotated lane is returned for a caller that sums it.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 #[inline]
 fn rotate_stored_lane(
-    re: &mut Lane,
-    im: &mut Lane,
-    pr: &Lane,
-    pi: &Lane,
+    p: &mut Pair,
+    s: &Pair,
 ) -> (std::arch::x86_64::__m256d, std::arch::x86_64::__m256d) {
-    use std::arch::x86_64::{_mm256_loadu_pd, _mm256_storeu_pd};
-    // SAFETY: each pointer is to a whole `[f64; 4]` (unaligned loads and stores).
-    unsafe {
-        let x = _mm256_loadu_pd(re.as_ptr());
-        let y = _mm256_loadu_pd(im.as_ptr());
-        let (sr, si) = (_mm256_loadu_pd(pr.as_ptr()), _mm256_loadu_pd(pi.as_ptr()));
-        let (r, i) = rotate_lane(x, y, sr, si);
-        _mm256_storeu_pd(re.as_mut_ptr(), r);
-        _mm256_storeu_pd(im.as_mut_ptr(), i);
-        (r, i)
-    }
+    let (x, y) = load_pair(p);
+    let (sr, si) = load_pair(s);
+    let (r, i) = rotate_lane(x, y, sr, si);
+    store_pair(p, r, i);
+    (r, i)
 }
 
 /// `acc` (the real and imaginary running sums side by side) plus one lane's sinusoids 0 to 3,
@@ -202,16 +226,21 @@ fn add_lane(
 /// as the two scalar loops, so both sums are the same bit for bit.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-fn sums_avx(re: &[Lane], im: &[Lane]) -> (f64, f64) {
-    use std::arch::x86_64::_mm256_loadu_pd;
+fn sums_avx(ph: &[Pair]) -> (f64, f64) {
     use std::arch::x86_64::{_mm_cvtsd_f64, _mm_setzero_pd, _mm_unpackhi_pd};
     let mut acc = _mm_setzero_pd();
-    for (x, y) in re.iter().zip(im) {
-        // SAFETY: each pointer is to a whole `[f64; 4]` (unaligned loads).
-        let (x, y) = unsafe { (_mm256_loadu_pd(x.as_ptr()), _mm256_loadu_pd(y.as_ptr())) };
+    for p in ph {
+        let (x, y) = load_pair(p);
         acc = add_lane(acc, x, y);
     }
     (_mm_cvtsd_f64(acc), _mm_cvtsd_f64(_mm_unpackhi_pd(acc, acc)))
+}
+
+/// The power 2^`i` of the one-TTI rotation of the fading whose phasors have `n` lanes:
+/// `steps` holds the powers one after the other, lowest first.
+#[inline]
+fn power(steps: &[Pair], i: usize, n: usize) -> &[Pair] {
+    &steps[i * n..(i + 1) * n]
 }
 
 /// [`rotate_by_bits`] with a lane in one AVX register. Written with the intrinsics: the
@@ -219,22 +248,21 @@ fn sums_avx(re: &[Lane], im: &[Lane]) -> (f64, f64) {
 /// more than the two-wide code.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-fn rotate_avx(re: &mut [Lane], im: &mut [Lane], steps: &[(Vec<Lane>, Vec<Lane>); POW2], k: u64) {
+fn rotate_avx(ph: &mut [Pair], steps: &[Pair], k: u64) {
+    let n = ph.len();
     let mut bits = k;
     while bits != 0 {
-        let (pr, pi) = &steps[bits.trailing_zeros() as usize];
+        let s = power(steps, bits.trailing_zeros() as usize, n);
         bits &= bits - 1;
         // Zipped: no index to bound-check (the lists have the same length).
-        let lanes = re.iter_mut().zip(im.iter_mut()).zip(pr.iter().zip(pi));
-        for ((re, im), (pr, pi)) in lanes {
-            rotate_stored_lane(re, im, pr, pi);
+        for (p, s) in ph.iter_mut().zip(s) {
+            rotate_stored_lane(p, s);
         }
     }
 }
 
-/// Rotates the phasors `re`, `im` by `k` TTIs: by the powers of two of the set bits of `k`
-/// only, lowest first (the powers in the same order as a scan of all of them); then their
-/// [`sums`].
+/// Rotates the phasors `ph` by `k` TTIs: by the powers of two of the set bits of `k` only,
+/// lowest first (the powers in the same order as a scan of all of them); then their [`sums`].
 ///
 /// Where the processor has AVX the same multiplies and additions run four sinusoids to an
 /// instruction instead of two: each lane's arithmetic is element by element, IEEE-exact in
@@ -243,45 +271,36 @@ fn rotate_avx(re: &mut [Lane], im: &mut [Lane], steps: &[(Vec<Lane>, Vec<Lane>);
 /// phasors fewer per reading), the same additions in the same order.
 ///
 /// # Safety
-/// `im` and every list of `steps` have as many lanes as `re`: the in-register rotation reads
-/// the powers without a length check (one per set bit was measurable in a cell run), so this is
-/// not checked in release builds. A `Fading`'s cursors and powers are all sized from its M
-/// (`Fading::new`), which is how every caller pairs them.
+/// `steps` holds [`POW2`] powers of as many lanes as `ph` (`POW2 * ph.len()` pairs) and
+/// `k` <= [`MAX_ROTATE`]: the in-register rotation reads the powers without a length check
+/// (one per set bit was measurable in a cell run), so this is not checked in release builds.
+/// A `Fading`'s phasors and powers are all sized from its M (`Fading::new`), which is how
+/// every caller pairs them.
 #[inline]
-unsafe fn rotate_sums(
-    re: &mut [Lane],
-    im: &mut [Lane],
-    steps: &[(Vec<Lane>, Vec<Lane>); POW2],
-    k: u64,
-) -> (f64, f64) {
+unsafe fn rotate_sums(ph: &mut [Pair], steps: &[Pair], k: u64) -> (f64, f64) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx") {
-        // SAFETY: AVX is present (checked just above); the lists have as many lanes as the
-        // phasors (this function's contract).
+        // SAFETY: AVX is present (checked just above); `steps` holds POW2 powers of as many
+        // lanes as the phasors (this function's contract).
         return unsafe {
-            match re.len() {
-                1 => rotate_sums_in_registers::<1>(re, im, steps, k),
-                2 => rotate_sums_in_registers::<2>(re, im, steps, k),
-                3 => rotate_sums_in_registers::<3>(re, im, steps, k),
-                4 => rotate_sums_in_registers::<4>(re, im, steps, k),
-                _ => rotate_sums_avx(re, im, steps, k),
+            match ph.len() {
+                1 => rotate_sums_in_registers::<1>(ph, steps, k),
+                2 => rotate_sums_in_registers::<2>(ph, steps, k),
+                3 => rotate_sums_in_registers::<3>(ph, steps, k),
+                4 => rotate_sums_in_registers::<4>(ph, steps, k),
+                _ => rotate_sums_avx(ph, steps, k),
             }
         };
     }
-    rotate_sums_portable(re, im, steps, k)
+    rotate_sums_portable(ph, steps, k)
 }
 
 /// [`rotate_sums`] without AVX. Out of line, so that the AVX path, which only dispatches,
 /// saves and restores no registers for the portable loops it does not run.
 #[inline(never)]
-fn rotate_sums_portable(
-    re: &mut [Lane],
-    im: &mut [Lane],
-    steps: &[(Vec<Lane>, Vec<Lane>); POW2],
-    k: u64,
-) -> (f64, f64) {
-    rotate_by_bits(re, im, steps, k);
-    sums(re, im)
+fn rotate_sums_portable(ph: &mut [Pair], steps: &[Pair], k: u64) -> (f64, f64) {
+    rotate_by_bits(ph, steps, k);
+    sums(ph)
 }
 
 /// [`rotate_sums_avx`] for `N` <= 4 lanes (up to 16 sinusoids, the usual M): the phasors
@@ -292,58 +311,36 @@ fn rotate_sums_portable(
 ///
 /// # Safety
 ///
-/// AVX is present, and every list of `steps` has `N` lanes (as `Fading::new` builds them,
-/// like the phasors): the powers are read without a length check per set bit.
+/// AVX is present, and `steps` holds [`POW2`] powers of `N` lanes each (as `Fading::new`
+/// builds them, like the phasors): the powers are read without a length check per set bit.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 unsafe fn rotate_sums_in_registers<const N: usize>(
-    re: &mut [Lane],
-    im: &mut [Lane],
-    steps: &[(Vec<Lane>, Vec<Lane>); POW2],
+    ph: &mut [Pair],
+    steps: &[Pair],
     k: u64,
 ) -> (f64, f64) {
-    use std::arch::x86_64::{_mm256_loadu_pd, _mm256_setzero_pd, _mm256_storeu_pd};
-    use std::arch::x86_64::{_mm_cvtsd_f64, _mm_setzero_pd, _mm_unpackhi_pd};
-    let re: &mut [Lane; N] = re.try_into().expect("N lanes");
-    let im: &mut [Lane; N] = im.try_into().expect("N lanes");
+    use std::arch::x86_64::{_mm256_setzero_pd, _mm_cvtsd_f64, _mm_setzero_pd, _mm_unpackhi_pd};
+    let ph: &mut [Pair; N] = ph.try_into().expect("N lanes");
+    debug_assert!(steps.len() == POW2 * N);
+    // SAFETY: `POW2 * N` pairs (the caller's promise), as POW2 powers of N lanes.
+    let steps = unsafe { &*steps.as_ptr().cast::<[[Pair; N]; POW2]>() };
     let (mut x, mut y) = ([_mm256_setzero_pd(); N], [_mm256_setzero_pd(); N]);
     for q in 0..N {
-        // SAFETY: each pointer is to a whole `[f64; 4]` (unaligned loads).
-        unsafe {
-            x[q] = _mm256_loadu_pd(re[q].as_ptr());
-            y[q] = _mm256_loadu_pd(im[q].as_ptr());
-        }
+        (x[q], y[q]) = load_pair(&ph[q]);
     }
     let mut bits = k;
     while bits != 0 {
-        let (pr, pi) = &steps[bits.trailing_zeros() as usize];
+        let s = &steps[bits.trailing_zeros() as usize];
         bits &= bits - 1;
-        debug_assert!(pr.len() == N && pi.len() == N);
-        // SAFETY: `N` lanes in each list (the caller's promise).
-        let (pr, pi) = unsafe {
-            (
-                &*pr.as_ptr().cast::<[Lane; N]>(),
-                &*pi.as_ptr().cast::<[Lane; N]>(),
-            )
-        };
         for q in 0..N {
-            // SAFETY: each pointer is to a whole `[f64; 4]` (unaligned loads).
-            let (sr, si) = unsafe {
-                (
-                    _mm256_loadu_pd(pr[q].as_ptr()),
-                    _mm256_loadu_pd(pi[q].as_ptr()),
-                )
-            };
+            let (sr, si) = load_pair(&s[q]);
             (x[q], y[q]) = rotate_lane(x[q], y[q], sr, si);
         }
     }
     let mut acc = _mm_setzero_pd();
     for q in 0..N {
-        // SAFETY: each pointer is to a whole `[f64; 4]` (unaligned stores).
-        unsafe {
-            _mm256_storeu_pd(re[q].as_mut_ptr(), x[q]);
-            _mm256_storeu_pd(im[q].as_mut_ptr(), y[q]);
-        }
+        store_pair(&mut ph[q], x[q], y[q]);
         acc = add_lane(acc, x[q], y[q]);
     }
     (_mm_cvtsd_f64(acc), _mm_cvtsd_f64(_mm_unpackhi_pd(acc, acc)))
@@ -352,47 +349,34 @@ unsafe fn rotate_sums_in_registers<const N: usize>(
 /// [`rotate_avx`] then [`sums_avx`], the last rotation's lanes summed as they are stored.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-fn rotate_sums_avx(
-    re: &mut [Lane],
-    im: &mut [Lane],
-    steps: &[(Vec<Lane>, Vec<Lane>); POW2],
-    k: u64,
-) -> (f64, f64) {
+fn rotate_sums_avx(ph: &mut [Pair], steps: &[Pair], k: u64) -> (f64, f64) {
     use std::arch::x86_64::{_mm_cvtsd_f64, _mm_setzero_pd, _mm_unpackhi_pd};
     if k == 0 {
-        return sums_avx(re, im);
+        return sums_avx(ph);
     }
     // All but the highest set bit as `rotate_avx` takes them (lowest first), then that one.
     let last = 63 - k.leading_zeros() as usize;
-    rotate_avx(re, im, steps, k & !(1 << last));
-    let (pr, pi) = &steps[last];
+    rotate_avx(ph, steps, k & !(1 << last));
+    let s = power(steps, last, ph.len());
     let mut acc = _mm_setzero_pd();
-    let lanes = re.iter_mut().zip(im.iter_mut()).zip(pr.iter().zip(pi));
-    for ((re, im), (pr, pi)) in lanes {
-        let (r, i) = rotate_stored_lane(re, im, pr, pi);
+    for (p, s) in ph.iter_mut().zip(s) {
+        let (r, i) = rotate_stored_lane(p, s);
         acc = add_lane(acc, r, i);
     }
     (_mm_cvtsd_f64(acc), _mm_cvtsd_f64(_mm_unpackhi_pd(acc, acc)))
 }
 
 #[inline(always)]
-fn rotate_by_bits(
-    re: &mut [Lane],
-    im: &mut [Lane],
-    steps: &[(Vec<Lane>, Vec<Lane>); POW2],
-    k: u64,
-) {
+fn rotate_by_bits(ph: &mut [Pair], steps: &[Pair], k: u64) {
+    let n = ph.len();
     let mut bits = k;
     while bits != 0 {
-        let (pr, pi) = &steps[bits.trailing_zeros() as usize];
+        let s = power(steps, bits.trailing_zeros() as usize, n);
         bits &= bits - 1;
-        // Equal lengths up front: no bounds checks in the loop.
-        let m = pr.len();
-        let (re, im, pi) = (&mut re[..m], &mut im[..m], &pi[..m]);
-        for q in 0..m {
-            let (x, y, sr, si) = (re[q], im[q], pr[q], pi[q]);
-            re[q] = std::array::from_fn(|j| x[j] * sr[j] - y[j] * si[j]);
-            im[q] = std::array::from_fn(|j| x[j] * si[j] + y[j] * sr[j]);
+        for (p, s) in ph.iter_mut().zip(s) {
+            let (x, y, sr, si) = (p.re, p.im, s.re, s.im);
+            p.re = std::array::from_fn(|j| x[j] * sr[j] - y[j] * si[j]);
+            p.im = std::array::from_fn(|j| x[j] * si[j] + y[j] * sr[j]);
         }
     }
 }
@@ -401,13 +385,18 @@ fn rotate_by_bits(
 enum Kind {
     None,
     Iid,
-    /// (2π f_D cos α_m, φ_m) per sinusoid, e^{j 2π f_D cos α_m · 2^i ms} for i < POW2 (by i,
-    /// then sinusoid, cosines and sines apart, in lanes padded with the identity rotation: a
-    /// jump of k TTIs is one multiply per sinusoid and set bit of k), and M^-1/2.
+    /// (2π f_D cos α_m, φ_m) per sinusoid; M^-1/2; and one block with all that a reading
+    /// touches, so that it is one allocation and a few adjacent cache lines instead of six
+    /// lists apart: the phasors of reader 0, then of reader 1 (n = ⌈M / 4⌉ lanes each; the
+    /// Jakes sum at one TTI, e^{j(w_m t + φ_m)}, kept so that the next TTI costs one complex
+    /// multiply per sinusoid instead of a sine and a cosine; the padding past the M-th
+    /// sinusoid 0), then the powers e^{j 2π f_D cos α_m · 2^i ms} for i < POW2 (by i, then
+    /// lane; the padding the identity rotation: a jump of k TTIs is one multiply per sinusoid
+    /// and set bit of k).
     Jakes {
-        paths: Vec<(f64, f64)>,
-        steps: Box<[(Vec<Lane>, Vec<Lane>); POW2]>,
+        paths: Box<[(f64, f64)]>,
         norm: f64,
+        block: Box<[Pair]>,
     },
 }
 
@@ -426,15 +415,16 @@ impl Fading {
                 doppler_hz,
             } => {
                 let tau = std::f64::consts::TAU;
-                let paths: Vec<(f64, f64)> = (0..sinusoids)
+                let paths: Box<[(f64, f64)]> = (0..sinusoids)
                     .map(|_| {
                         let alpha = tau * rng.uniform();
                         let phi = tau * rng.uniform();
                         (tau * doppler_hz * alpha.cos(), phi)
                     })
                     .collect();
-                // By power first, so that a step multiplies two contiguous arrays.
-                let steps = Box::new(std::array::from_fn(|i| {
+                let n = (sinusoids as usize).div_ceil(LANE);
+                let mut block = vec![Pair::default(); (READERS + POW2) * n];
+                for i in 0..POW2 {
                     let (c, s): (Vec<f64>, Vec<f64>) = paths
                         .iter()
                         .map(|&(w, _)| {
@@ -442,46 +432,52 @@ impl Fading {
                             (c, s)
                         })
                         .unzip();
-                    (lanes(c.into_iter(), 1.0), lanes(s.into_iter(), 0.0))
-                }));
+                    let (c, s) = (lanes(c.into_iter(), 1.0), lanes(s.into_iter(), 0.0));
+                    let at = (READERS + i) * n;
+                    for (q, (c, s)) in c.into_iter().zip(s).enumerate() {
+                        block[at + q] = Pair { re: c, im: s };
+                    }
+                }
                 Kind::Jakes {
                     paths,
-                    steps,
                     norm: 1.0 / (sinusoids as f64).sqrt(),
+                    block: block.into_boxed_slice(),
                 }
             }
         };
         Self {
             kind,
             rng,
-            cursors: Vec::new(),
+            tti: [0; READERS],
+            rotated: [REFRESH; READERS],
         }
     }
 
-    /// The power gain at TTI `tti` (of 1 ms, t = tti · 1 ms) as read by `reader` (0, 1, ...:
-    /// e.g. the CQI report and the transmission, each moving forward in time). Equal to
+    /// The power gain at TTI `tti` (of 1 ms, t = tti · 1 ms) as read by `reader` (0 or 1:
+    /// the CQI report and the transmission, each moving forward in time). Equal to
     /// [`Fading::gain`] at that time up to rounding; a Jakes reader moving a few TTIs at a time
     /// rotates its phasors (one complex multiply per sinusoid and TTI) instead of evaluating
     /// sines, and re-evaluates exactly every few thousand steps and after a jump.
     pub fn gain_tti(&mut self, reader: usize, tti: u64) -> f64 {
-        let Kind::Jakes { steps, norm, .. } = &self.kind else {
+        let Kind::Jakes { paths, norm, block } = &mut self.kind else {
             return self.gain(tti as f64 * TTI_S);
         };
         // The usual reading, this reader's own phasors a few TTIs behind, here; the rest out
         // of line, so that this path saves and restores few registers.
-        if let Some(c) = self.cursors.get_mut(reader) {
-            if let Some(t) = c.tti {
-                if t <= tti && tti - t <= MAX_ROTATE && c.rotated < REFRESH {
-                    let k = tti - t;
-                    // The steps taken (the set bits of k; no popcount instruction in the
-                    // baseline x86-64 the crate is built for).
-                    c.rotated += steps_in(k);
-                    c.tti = Some(tti);
-                    // SAFETY: a cursor's phasors and the powers are sized from this
-                    // fading's M (`Fading::new`).
-                    let (re, im) = unsafe { rotate_sums(&mut c.re, &mut c.im, steps, k) };
-                    return (re * re + im * im) * norm * norm;
-                }
+        if let (Some(&t), Some(&rotated)) = (self.tti.get(reader), self.rotated.get(reader)) {
+            if t <= tti && tti - t <= MAX_ROTATE && rotated < REFRESH {
+                let k = tti - t;
+                // The steps taken (the set bits of k; no popcount instruction in the
+                // baseline x86-64 the crate is built for).
+                self.rotated[reader] = rotated + steps_in(k);
+                self.tti[reader] = tti;
+                let n = paths.len().div_ceil(LANE);
+                let (phasors, steps) = block.split_at_mut(READERS * n);
+                let ph = &mut phasors[reader * n..(reader + 1) * n];
+                // SAFETY: the block holds POW2 powers of the phasors' n lanes after the
+                // phasors (`Fading::new`), and k <= MAX_ROTATE.
+                let (re, im) = unsafe { rotate_sums(ph, steps, k) };
+                return (re * re + im * im) * *norm * *norm;
             }
         }
         self.gain_tti_from_elsewhere(reader, tti)
@@ -492,73 +488,55 @@ impl Fading {
     #[cold]
     #[inline(never)]
     fn gain_tti_from_elsewhere(&mut self, reader: usize, tti: u64) -> f64 {
-        let Kind::Jakes { paths, steps, norm } = &self.kind else {
+        let Kind::Jakes { paths, norm, block } = &mut self.kind else {
             unreachable!("only a Jakes process has phasors")
         };
-        if self.cursors.len() <= reader {
-            self.cursors.resize(reader + 1, Cursor::default());
-        }
+        assert!(reader < READERS, "fading reader {reader} of {READERS}");
+        let n = paths.len().div_ceil(LANE);
+        let (ttis, steps_taken) = (&mut self.tti, &mut self.rotated);
         // Start from this reader's state, or from another reader's a few TTIs behind (the
         // transmission at n follows the CQI report read at n - k), or evaluate exactly.
-        let near = |c: &Cursor| {
-            c.tti
-                .filter(|&t| t <= tti && tti - t <= MAX_ROTATE && c.rotated < REFRESH)
-        };
-        if near(&self.cursors[reader]).is_none() {
-            let best = (0..self.cursors.len())
-                .filter(|&r| near(&self.cursors[r]).is_some())
-                .max_by_key(|&r| self.cursors[r].tti);
+        let near = |t: u64, rotated: u32| t <= tti && tti - t <= MAX_ROTATE && rotated < REFRESH;
+        if !near(ttis[reader], steps_taken[reader]) {
+            let best = (0..READERS)
+                .filter(|&r| near(ttis[r], steps_taken[r]))
+                .max_by_key(|&r| ttis[r]);
             if let Some(r) = best {
-                // Copy without allocating: the two cursors are distinct elements.
-                let (lo, hi) = self.cursors.split_at_mut(r.max(reader));
-                let (from, to) = if r < reader {
-                    (&lo[r], &mut hi[0])
-                } else {
-                    (&hi[0], &mut lo[reader])
-                };
-                to.tti = from.tti;
-                to.rotated = from.rotated;
-                to.re.clear();
-                to.re.extend_from_slice(&from.re);
-                to.im.clear();
-                to.im.extend_from_slice(&from.im);
+                ttis[reader] = ttis[r];
+                steps_taken[reader] = steps_taken[r];
+                block.copy_within(r * n..(r + 1) * n, reader * n);
             }
         }
-        let c = &mut self.cursors[reader];
-        let rotated = match c.tti {
-            Some(t) if t <= tti && tti - t <= MAX_ROTATE && c.rotated < REFRESH => {
-                let k = tti - t;
-                // The steps taken (the set bits of k; no popcount instruction in the
-                // baseline x86-64 the crate is built for).
-                c.rotated += steps_in(k);
-                // SAFETY: as in `gain_tti`, the cursor and the powers have this fading's M.
-                Some(unsafe { rotate_sums(&mut c.re, &mut c.im, steps, k) })
-            }
-            _ => None,
+        let (phasors, steps) = block.split_at_mut(READERS * n);
+        let ph = &mut phasors[reader * n..(reader + 1) * n];
+        let rotated = if near(ttis[reader], steps_taken[reader]) {
+            let k = tti - ttis[reader];
+            // The steps taken (the set bits of k; no popcount instruction in the baseline
+            // x86-64 the crate is built for).
+            steps_taken[reader] += steps_in(k);
+            // SAFETY: as in `gain_tti`, the phasors and the powers have this fading's M, and
+            // k <= MAX_ROTATE.
+            Some(unsafe { rotate_sums(ph, steps, k) })
+        } else {
+            None
         };
+        ttis[reader] = tti;
         let (re, im) = if let Some(sums) = rotated {
-            c.tti = Some(tti);
             sums
         } else {
             let t_s = tti as f64 * TTI_S;
-            c.re.clear();
-            c.im.clear();
+            ph.fill(Pair::default());
             for (j, &(w, phi)) in paths.iter().enumerate() {
                 let (s, co) = (w * t_s + phi).sin_cos();
-                if j % LANE == 0 {
-                    c.re.push([0.0; LANE]);
-                    c.im.push([0.0; LANE]);
-                }
-                c.re[j / LANE][j % LANE] = co;
-                c.im[j / LANE][j % LANE] = s;
+                ph[j / LANE].re[j % LANE] = co;
+                ph[j / LANE].im[j % LANE] = s;
             }
-            c.rotated = 0;
-            c.tti = Some(tti);
+            steps_taken[reader] = 0;
             // In sinusoid order, then the padding, which adds +0.0: bit for bit the sums over
             // the M sinusoids alone (also those of `rotate_sums`).
-            sums(&c.re, &c.im)
+            sums(ph)
         };
-        (re * re + im * im) * norm * norm
+        (re * re + im * im) * *norm * *norm
     }
 
     /// The power gain at time `t_s` (seconds; one call per TTI for the i.i.d. model, whose
@@ -715,10 +693,10 @@ mod tests {
         if !std::arch::is_x86_feature_detected!("avx") {
             return;
         }
-        let portable = |re: &[Lane], im: &[Lane]| {
+        let portable = |ph: &[Pair]| {
             let (mut a, mut b) = (0.0, 0.0);
-            re.iter().flatten().for_each(|x| a += x);
-            im.iter().flatten().for_each(|y| b += y);
+            ph.iter().flat_map(|p| p.re).for_each(|x| a += x);
+            ph.iter().flat_map(|p| p.im).for_each(|y| b += y);
             (a, b)
         };
         let mut rng = RngStream::new(5, 0, 2);
@@ -728,16 +706,26 @@ mod tests {
                     || (rng.uniform() - 0.5) * 10f64.powi((rng.uniform() * 40.0) as i32 - 20);
                 let re = lanes((0..n).map(|_| v()), 0.0);
                 let im = lanes((0..n).map(|_| v()), 0.0);
+                let ph = pairs(re, im);
                 // SAFETY: AVX is present (checked above).
-                let (a, b) = unsafe { sums_avx(&re, &im) };
-                let (pa, pb) = portable(&re, &im);
+                let (a, b) = unsafe { sums_avx(&ph) };
+                let (pa, pb) = portable(&ph);
                 assert_eq!((a.to_bits(), b.to_bits()), (pa.to_bits(), pb.to_bits()));
             }
         }
         let z = lanes([-0.0, -0.0].into_iter(), 0.0);
+        let z = pairs(z.clone(), z);
         // SAFETY: AVX is present (checked above).
-        let (a, _) = unsafe { sums_avx(&z, &z) };
-        assert_eq!(a.to_bits(), portable(&z, &z).0.to_bits());
+        let (a, _) = unsafe { sums_avx(&z) };
+        assert_eq!(a.to_bits(), portable(&z).0.to_bits());
+    }
+
+    /// Real and imaginary lanes side by side.
+    fn pairs(re: Vec<Lane>, im: Vec<Lane>) -> Vec<Pair> {
+        re.into_iter()
+            .zip(im)
+            .map(|(re, im)| Pair { re, im })
+            .collect()
     }
 
     /// The AVX rotation leaves the phasors bit for bit where the portable one does, for
@@ -755,40 +743,38 @@ mod tests {
                 doppler_hz: doppler_hz(30.0, 2e9),
             };
             let f = Fading::new(&model, RngStream::new(3, 0, 1));
-            let Kind::Jakes { steps, .. } = &f.kind else {
+            let Kind::Jakes { paths, block, .. } = &f.kind else {
                 unreachable!()
             };
-            let start = lanes((0..sinusoids).map(|j| (j as f64 * 0.7).cos()), 0.0);
-            let start_im = lanes((0..sinusoids).map(|j| (j as f64 * 0.7).sin()), 0.0);
-            let (mut re_a, mut im_a) = (start.clone(), start_im.clone());
-            let (mut re_b, mut im_b) = (start.clone(), start_im.clone());
-            let (mut re_c, mut im_c) = (start.clone(), start_im.clone());
-            let (mut re_d, mut im_d) = (start, start_im);
+            let steps = &block[READERS * paths.len().div_ceil(LANE)..];
+            let start = pairs(
+                lanes((0..sinusoids).map(|j| (j as f64 * 0.7).cos()), 0.0),
+                lanes((0..sinusoids).map(|j| (j as f64 * 0.7).sin()), 0.0),
+            );
+            let (mut a, mut b, mut c, mut d) = (start.clone(), start.clone(), start.clone(), start);
             for k in (0..=MAX_ROTATE).chain((0..=MAX_ROTATE).rev()) {
-                rotate_by_bits(&mut re_a, &mut im_a, steps, k);
+                rotate_by_bits(&mut a, steps, k);
                 // SAFETY: AVX is present (checked above).
-                unsafe { rotate_avx(&mut re_b, &mut im_b, steps, k) };
+                unsafe { rotate_avx(&mut b, steps, k) };
                 // The fused rotation and sums: the same phasors and the portable sums.
                 // SAFETY: as above.
-                let (sr, si) = unsafe { rotate_sums_avx(&mut re_c, &mut im_c, steps, k) };
+                let (sr, si) = unsafe { rotate_sums_avx(&mut c, steps, k) };
                 let (pr, pi) = {
-                    let (mut a, mut b) = (0.0, 0.0);
-                    re_a.iter().flatten().for_each(|x| a += x);
-                    im_a.iter().flatten().for_each(|y| b += y);
-                    (a, b)
+                    let (mut x, mut y) = (0.0, 0.0);
+                    a.iter().flat_map(|p| p.re).for_each(|v| x += v);
+                    a.iter().flat_map(|p| p.im).for_each(|v| y += v);
+                    (x, y)
                 };
                 assert_eq!((sr.to_bits(), si.to_bits()), (pr.to_bits(), pi.to_bits()));
                 // And as `gain_tti` takes them (the phasors in registers up to 4 lanes).
-                // SAFETY: as above.
-                let (dr, di) = unsafe { rotate_sums(&mut re_d, &mut im_d, steps, k) };
+                // SAFETY: AVX is present; `steps` holds POW2 powers of the phasors' lanes.
+                let (dr, di) = unsafe { rotate_sums(&mut d, steps, k) };
                 assert_eq!((dr.to_bits(), di.to_bits()), (pr.to_bits(), pi.to_bits()));
-                let avx = re_b.iter().chain(&im_b).zip(re_c.iter().chain(&im_c));
-                let avx = avx.zip(re_d.iter().chain(&im_d));
-                for (a, ((b, c), d)) in re_a.iter().chain(&im_a).zip(avx) {
-                    let bits = |l: &Lane| l.map(f64::to_bits);
-                    assert_eq!(bits(a), bits(b), "jump {k}");
-                    assert_eq!(bits(a), bits(c), "jump {k}, fused");
-                    assert_eq!(bits(a), bits(d), "jump {k}, in registers");
+                let bits = |p: &Pair| (p.re.map(f64::to_bits), p.im.map(f64::to_bits));
+                for (q, a) in a.iter().enumerate() {
+                    assert_eq!(bits(a), bits(&b[q]), "jump {k}");
+                    assert_eq!(bits(a), bits(&c[q]), "jump {k}, fused");
+                    assert_eq!(bits(a), bits(&d[q]), "jump {k}, in registers");
                 }
             }
         }
