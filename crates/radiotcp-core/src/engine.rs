@@ -398,6 +398,14 @@ struct Keys {
     len: usize,
     heap: BinaryHeap<Reverse<u128>>,
     in_heap: bool,
+    /// The earliest key ([`NONE`] if none), kept up to date by every change: a pop reads
+    /// each set's first key in one load, where the array's took the length's load, then the
+    /// key's at an address computed from it (and a test of the mode). The comparison of the
+    /// two firsts, which chooses the set and so reveals the next event, then resolves a few
+    /// cycles earlier; with several flows the branch predictor misses it often (the next
+    /// event's set follows no pattern), and each miss costs less. Wired 600 s, wall -3 %
+    /// (1 and 4 flows) for 5 more instructions per event.
+    head: u128,
 }
 
 impl Keys {
@@ -409,6 +417,7 @@ impl Keys {
             len: 1,
             heap: BinaryHeap::with_capacity(1024),
             in_heap: false,
+            head: NONE,
         }
     }
 
@@ -419,6 +428,13 @@ impl Keys {
     /// The earliest key, or [`NONE`] if the set is empty.
     #[inline(always)]
     fn first(&self) -> u128 {
+        debug_assert_eq!(self.head, self.find_first());
+        self.head
+    }
+
+    /// The earliest key, looked up.
+    #[inline(always)]
+    fn find_first(&self) -> u128 {
         if self.in_heap {
             self.heap.peek().map_or(NONE, |r| r.0)
         } else {
@@ -438,6 +454,7 @@ impl Keys {
         } else {
             self.insert_new(key);
         }
+        self.head = self.head.min(key);
     }
 
     /// Put `key`, a new one (its sequence later than every key's in the set), in the sorted
@@ -497,6 +514,7 @@ impl Keys {
             debug_assert!(self.len > 1, "no key to pop");
             self.len -= 1;
         }
+        self.head = self.find_first();
     }
 
     /// Replace the earliest key (there is one) by `key`, which is later.
@@ -511,6 +529,7 @@ impl Keys {
             self.len -= 1;
             self.insert(key);
         }
+        self.head = self.find_first();
     }
 
     /// Move the sorted array's keys to the heap.

@@ -218,7 +218,8 @@ impl Host {
     /// An ACK reaches the sender of its flow; the sender's drain is inlined here (its one
     /// frame per ACK).
     #[inline(never)]
-    fn deliver_ack(&mut self, ctx: &mut Ctx, pkt: &Packet) {
+    pub(crate) fn deliver_ack(&mut self, ctx: &mut Ctx, pkt: &Packet) {
+        debug_assert_eq!(pkt.dst, self.id, "routed to the wrong host");
         if let Some(c) = ctx.probe.capture.as_mut() {
             c.at_host(ctx.now, self.id, pkt);
             c.sender_got_ack(pkt.flow, pkt);
@@ -302,7 +303,8 @@ impl Host {
 
     /// A data segment (or the SYN) reaches the receiver of its flow.
     #[inline(never)]
-    fn deliver_data(&mut self, ctx: &mut Ctx, pkt: &Packet) {
+    pub(crate) fn deliver_data(&mut self, ctx: &mut Ctx, pkt: &Packet) {
+        debug_assert_eq!(pkt.dst, self.id, "routed to the wrong host");
         if let Some(c) = ctx.probe.capture.as_mut() {
             c.at_host(ctx.now, self.id, pkt);
         }
