@@ -216,10 +216,7 @@ struct Ue {
     /// is a multi-instruction sequence on baseline x86-64. Whole numbers below 2^53 are exact
     /// in an f64, so the quotient is the one the integer count gave.
     s_tbs_n: f64,
-    /// `enb_rlc.buffer_status()` as the downlink scan last read it, or [`BO_UNREAD`] after
-    /// anything acted on the entity (`after_rlc_of` with `enb`): most listed UEs were not
-    /// served since the last slot, and their scan then reads no line of the entity.
-    enb_bo: u64,
+    ul_need: u64,
     /// `dl_queue.len()`, kept beside its octets: the deque's own header is a line away.
     dl_queue_len: u32,
     /// Per link, the last MCS chosen plus one: where the next threshold search starts.
@@ -255,10 +252,9 @@ struct Ue {
     /// uplink's is the signal over noise per PRB; the sector's IoT divides it per TTI.
     mean_lin: [f64; 2],
     olla_lin: [f64; 2],
-    ul_need: u64,
     mac_tti: Option<u64>,
-    // ---- line 3 on ----
     t_opt: u32,
+    // ---- line 3 on ----
     /// SDUs waiting in front of the RLC, with their arrival time.
     dl_queue: VecDeque<(Packet, Time)>,
     /// Timer registered in the node's heap (the earliest not yet fired).
@@ -301,9 +297,6 @@ struct Ue {
 
 // The stride of the UEs' hot lines must be odd in cache lines (see `Ue::_spread`): add or
 // remove the padding line when the struct grows.
-/// `Ue::enb_bo` not read since the entity last changed (no buffer status is this large).
-const BO_UNREAD: u64 = u64::MAX;
-
 const _: () =
     assert!(std::mem::size_of::<Ue>() % 64 == 0 && (std::mem::size_of::<Ue>() / 64) % 2 == 1);
 // The downlink candidate test's fields and the lists' flags share the UE's first line, and the
@@ -312,7 +305,7 @@ const _: () = {
     use std::mem::offset_of;
     assert!(offset_of!(Ue, mac_dirty) < 64);
     assert!(offset_of!(Ue, cqi) == 64);
-    assert!(offset_of!(Ue, mac_tti) + 16 == 192);
+    assert!(offset_of!(Ue, t_opt) + 4 <= 192);
 };
 
 #[derive(Default)]
@@ -340,12 +333,8 @@ struct UeCounters {
 impl Ue {
     /// Octets the DL scheduler sees: RLC's own needs and the SDUs queued in front of it with
     /// their PDCP and RLC overhead, plus one MAC subheader.
-    fn dl_backlog(&mut self, per_sdu: u32, mac: u32) -> u64 {
-        if self.enb_bo == BO_UNREAD {
-            self.enb_bo = self.enb_rlc.buffer_status();
-        }
-        debug_assert_eq!(self.enb_bo, self.enb_rlc.buffer_status());
-        let rlc = self.enb_bo;
+    fn dl_backlog(&self, per_sdu: u32, mac: u32) -> u64 {
+        let rlc = self.enb_rlc.buffer_status();
         let queued = self.dl_queue_bytes + per_sdu as u64 * u64::from(self.dl_queue_len);
         if rlc + queued == 0 {
             0
@@ -648,7 +637,6 @@ impl LteNode {
                 dl_queue: VecDeque::new(),
                 dl_queue_bytes: 0,
                 dl_queue_len: 0,
-                enb_bo: BO_UNREAD,
                 dl_harq_full: false,
                 discipline: config::buffer_discipline(
                     &c.buffer,
@@ -935,10 +923,6 @@ impl LteNode {
     #[inline(always)]
     fn after_rlc_of(&mut self, ctx: &mut Ctx, u: u32, enb: bool, ue_side: bool) {
         let ue = &mut self.ues[u as usize];
-        if enb {
-            // The eNB's entity was acted on: its buffer status is read again when needed.
-            ue.enb_bo = BO_UNREAD;
-        }
         if ue_side {
             // The UE's RLC may hold more or less now. The eNB's is no part of the uplink
             // buffer its MAC reports (`ul_buffered`), so that a UE whose downlink alone moved
@@ -946,14 +930,18 @@ impl LteNode {
             ue.mac_dirty = true;
             self.mac_wake[u as usize] = 0;
         }
-        // A discard (maxRetxThreshold) is rare: the scratch vector is left alone without one,
-        // and the draining is out of line.
+        // A discard (maxRetxThreshold) is rare: the scratch vector is left alone without one.
         if enb && ue.enb_rlc.has_dropped() {
-            drain_discards(&mut ue.enb_rlc, &mut self.packets, Some(ctx));
+            self.packets.clear();
+            ue.enb_rlc.drain_dropped(&mut self.packets);
+            for p in &self.packets {
+                ctx.probe.drop(ctx.now, p);
+            }
         }
         if ue_side && ue.ue_rlc.has_dropped() {
             // Drained without a report to the drop probe, as before this split.
-            drain_discards(&mut ue.ue_rlc, &mut self.packets, None);
+            self.packets.clear();
+            ue.ue_rlc.drain_dropped(&mut self.packets);
         }
         #[cfg(debug_assertions)]
         {
@@ -1004,8 +992,18 @@ impl LteNode {
         let now = ctx.now;
         let n = now / self.rat.slot;
         // RLC timers due (t-PollRetransmit, t-Reordering, t-StatusProhibit).
-        if self.timers.peek().is_some_and(|&Reverse((t, _))| t <= now) {
-            self.fire_timers(ctx);
+        while let Some(&Reverse((t, u))) = self.timers.peek() {
+            if t > now {
+                break;
+            }
+            self.timers.pop();
+            let ue = &mut self.ues[u as usize];
+            if ue.timer_at == Some(t) {
+                ue.timer_at = None;
+            }
+            ue.enb_rlc.handle_timeout(now);
+            ue.ue_rlc.handle_timeout(now);
+            self.after_rlc(ctx, u);
         }
         // Blocks decoded in the previous TTI reach the peer RLC.
         let mut list = std::mem::take(&mut self.rings.deliver[slot(n)]);
@@ -1095,26 +1093,6 @@ impl LteNode {
         self.end_tti(n, now >= ctx.probe.measure_from);
     }
 
-    /// The RLC timers due now. Out of line: most slots have none, and the body (both
-    /// entities' timeouts and `after_rlc`) would sit in the middle of `on_tti`'s code.
-    #[inline(never)]
-    fn fire_timers(&mut self, ctx: &mut Ctx) {
-        let now = ctx.now;
-        while let Some(&Reverse((t, u))) = self.timers.peek() {
-            if t > now {
-                break;
-            }
-            self.timers.pop();
-            let ue = &mut self.ues[u as usize];
-            if ue.timer_at == Some(t) {
-                ue.timer_at = None;
-            }
-            ue.enb_rlc.handle_timeout(now);
-            ue.ue_rlc.handle_timeout(now);
-            self.after_rlc(ctx, u);
-        }
-    }
-
     /// The width of UE `u`'s retransmission of `idx` on `link` at slot `n`: its first PRBs, or
     /// (adaptive HARQ) the fewest that carry its TBS at the UE's MCS now, at most `limit`.
     fn retx_width(&mut self, n: u64, link: Link, u: u32, idx: u32, limit: u32) -> u32 {
@@ -1139,8 +1117,6 @@ impl LteNode {
     /// NR: whether UE `u`'s downlink retransmission on process `pid`, due at `n`, gets its
     /// DCI and PRBs now (then they are taken and its width set); if not, it moves to the next
     /// full downlink slot.
-    // Out of line, as NR's alone: LTE's slot code stays compact without it.
-    #[inline(never)]
     fn nr_dl_retx_fits(
         &mut self,
         n: u64,
@@ -1184,8 +1160,6 @@ impl LteNode {
     /// PHICH: each needs one, TS 38.213 §9.1; 38.321 §5.4.2.1). One without a DCI or PRBs
     /// left in its sector moves to the next PUSCH slot; one that fits has its width set, and
     /// `uplink_grants` reserves it as LTE's.
-    // Out of line, as NR's alone: LTE's slot code stays compact without it.
-    #[inline(never)]
     fn ul_retx_dcis(&mut self, n: u64, target: u64, measuring: bool) {
         let mut list = std::mem::take(&mut self.rings.retx[slot(target)]);
         let mut reserved = [0u32; SECTORS_PER_SITE];
@@ -1943,8 +1917,6 @@ impl LteNode {
     /// process and no dynamic grant or retransmission in that slot (a dynamic grant overrides
     /// the configured one, §5.8.2) builds its block now, as for a dynamic grant, without SR
     /// or DCI.
-    // Out of line, as NR's alone: LTE's slot code stays compact without it.
-    #[inline(never)]
     fn configured_grants(&mut self, ctx: &mut Ctx, n: u64, target: u64, sec: usize) {
         let Some(cg) = self.rat.configured_grant else {
             return;
@@ -2109,21 +2081,6 @@ impl LteNode {
         } else {
             AccessStats::Lte(Box::new(stats))
         });
-    }
-}
-
-/// The SDUs an RLC entity discarded (maxRetxThreshold), into the drop probe when `ctx` is
-/// given. Cold and out of line: `after_rlc_of`, inlined at every RLC call site, keeps only
-/// the test.
-#[cold]
-#[inline(never)]
-fn drain_discards(rlc: &mut LteRlcEntity, packets: &mut Vec<Packet>, ctx: Option<&mut Ctx>) {
-    packets.clear();
-    rlc.drain_dropped(packets);
-    if let Some(ctx) = ctx {
-        for p in packets.iter() {
-            ctx.probe.drop(ctx.now, p);
-        }
     }
 }
 
