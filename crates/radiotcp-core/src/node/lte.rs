@@ -195,20 +195,34 @@ fn gslot(tti: u64) -> usize {
 /// One UE: its radio, the eNB's per-UE state and the UE's own stack.
 ///
 /// In declared order, cache-line aligned: the fields the per-slot scans read of every listed
-/// UE come first, the downlink candidate test's and the lists' in one line, the uplink
-/// candidates' link adaptation in the next two, and the bulky entities after them; in Rust's
-/// own order they were spread over the struct's 48 lines, several per UE and slot (callgrind's
-/// cache simulation, perf).
+/// UE (the downlink's backlog and fresh MCS, the uplink's need and grant checks, the MAC's
+/// list) come first, four lines, and the bulky entities after them; in Rust's own order they
+/// were spread over the struct's 48 lines, several per UE and slot (callgrind's cache
+/// simulation, perf).
 #[repr(C, align(64))]
 struct Ue {
-    // ---- line 0: what the per-slot scans read of every listed UE ----
-    // The downlink candidate test (backlog, a free HARQ process, the fresh MCS, S_TBS), the
-    // uplink's need and the lists' flags: one line per UE and slot besides the eNB RLC's
-    // buffer status (`LteRlcEntity`'s own first line). Checked below at compile time.
+    // eNB side, downlink: the scan's fields.
+    /// SDUs waiting in front of the RLC, with their arrival time.
+    dl_queue: VecDeque<(Packet, Time)>,
     dl_queue_bytes: u64,
     /// Per link, the newest reportable TTI (n − cqi_delay) from which a later report than
     /// `cqi`'s applies: until then the report stands without working it out again.
     cqi_next: [u64; 2],
+    /// Per link, the last MCS chosen plus one: where the next threshold search starts.
+    mcs_hint: [u8; 2],
+    /// The downlink's `mcs_hint` still answers: neither its report nor its outer loop has
+    /// changed since (its SINR has no other input; the uplink's also has the width and IoT).
+    dl_mcs_fresh: bool,
+    in_dl_active: bool,
+    /// CCEs of this UE's DCIs (aggregation level).
+    al: u8,
+    in_ul_active: bool,
+    sr_answered: bool,
+    in_mac_active: bool,
+    // Link adaptation.
+    /// The latest CQI report per link: its TTI and the SINR it measured (linear, mean x
+    /// fading then, before the outer loop).
+    cqi: [(Option<u64>, f64); 2],
     /// Hybrid(opt): Σ whole-band TBS over the TTIs the UE had downlink data (eq. (1)'s
     /// S_TBS).
     s_tbs_sum: f64,
@@ -216,47 +230,24 @@ struct Ue {
     /// is a multi-instruction sequence on baseline x86-64. Whole numbers below 2^53 are exact
     /// in an f64, so the quotient is the one the integer count gave.
     s_tbs_n: f64,
+    // eNB side, uplink: what it believes the UE has; the UE side's MAC bookkeeping.
     ul_need: u64,
-    /// `dl_queue.len()`, kept beside its octets: the deque's own header is a line away.
-    dl_queue_len: u32,
-    /// Per link, the last MCS chosen plus one: where the next threshold search starts.
-    mcs_hint: [u8; 2],
-    /// The downlink's `mcs_hint` still answers: neither its report nor its outer loop has
-    /// changed since (its SINR has no other input; the uplink's also has the width and IoT).
-    /// Set only once `cqi[0]` holds a report.
-    dl_mcs_fresh: bool,
-    /// Every downlink HARQ process holds a block (`dl_harq.free_process()` is `None`), as of
-    /// its last `send_new` or feedback: the candidate test then need not read the entity.
-    dl_harq_full: bool,
-    in_dl_active: bool,
-    /// CCEs of this UE's DCIs (aggregation level).
-    al: u8,
-    in_ul_active: bool,
-    sr_answered: bool,
-    in_mac_active: bool,
-    /// An SR is on its way to being answered.
-    sr_waiting: bool,
-    /// The uplink buffer (filter or RLC) may have changed since the MAC last saw it.
-    mac_dirty: bool,
-    // ---- lines 1-2: link adaptation (the uplink candidates' MCS), the MAC ----
-    /// The latest CQI report per link: its TTI and the SINR it measured (linear, mean x
-    /// fading then, before the outer loop).
-    cqi: [(Option<u64>, f64); 2],
     sector: usize,
     /// Power headroom at one PRB as a PRB count (an M-PRB grant is power-limited beyond it),
     /// and what the eNB believes from the last PHR; infinite when unknown or not modelled.
     ul_h: f64,
     ul_h_est: f64,
+    mac_tti: Option<u64>,
+    t_opt: u32,
+    /// An SR is on its way to being answered.
+    sr_waiting: bool,
+    /// The uplink buffer (filter or RLC) may have changed since the MAC last saw it.
+    mac_dirty: bool,
     /// Mean SINR (downlink, uplink) and the outer-loop offsets, linear: link adaptation and
     /// decoding work in the linear domain, so that a TTI takes no logarithm per UE. The
     /// uplink's is the signal over noise per PRB; the sector's IoT divides it per TTI.
     mean_lin: [f64; 2],
     olla_lin: [f64; 2],
-    mac_tti: Option<u64>,
-    t_opt: u32,
-    // ---- line 3 on ----
-    /// SDUs waiting in front of the RLC, with their arrival time.
-    dl_queue: VecDeque<(Packet, Time)>,
     /// Timer registered in the node's heap (the earliest not yet fired).
     timer_at: Option<Time>,
     /// Outer-loop offsets on the reported SINR, dB (downlink, uplink).
@@ -288,25 +279,16 @@ struct Ue {
     ul_sinr_db: f64,
     st: UeCounters,
     occupancy: Occupancy,
-    /// Padding as needed (none today, at 51 lines), so that a UE is an odd number of cache
-    /// lines and the UEs' hot lines fall in different sets of the 8-way L1 cache (a stride of
-    /// 48 lines sent every UE's first line to the same 4 of its 64 sets). Checked below at
-    /// compile time.
-    _spread: [u8; 0],
+    /// A line of padding, so that a UE is an odd number of cache lines (51 today) and the UEs'
+    /// hot lines fall in different sets of the 8-way L1 cache (a stride of 48 lines sent every
+    /// UE's first line to the same 4 of its 64 sets). Checked below at compile time.
+    _spread: [u8; 64],
 }
 
 // The stride of the UEs' hot lines must be odd in cache lines (see `Ue::_spread`): add or
 // remove the padding line when the struct grows.
 const _: () =
     assert!(std::mem::size_of::<Ue>() % 64 == 0 && (std::mem::size_of::<Ue>() / 64) % 2 == 1);
-// The downlink candidate test's fields and the lists' flags share the UE's first line, and the
-// uplink candidates' link adaptation the next two (see `Ue`).
-const _: () = {
-    use std::mem::offset_of;
-    assert!(offset_of!(Ue, mac_dirty) < 64);
-    assert!(offset_of!(Ue, cqi) == 64);
-    assert!(offset_of!(Ue, t_opt) + 4 <= 192);
-};
 
 #[derive(Default)]
 struct UeCounters {
@@ -335,7 +317,7 @@ impl Ue {
     /// their PDCP and RLC overhead, plus one MAC subheader.
     fn dl_backlog(&self, per_sdu: u32, mac: u32) -> u64 {
         let rlc = self.enb_rlc.buffer_status();
-        let queued = self.dl_queue_bytes + per_sdu as u64 * u64::from(self.dl_queue_len);
+        let queued = self.dl_queue_bytes + per_sdu as u64 * self.dl_queue.len() as u64;
         if rlc + queued == 0 {
             0
         } else {
@@ -364,7 +346,7 @@ impl Ue {
     }
 
     fn dl_sdus(&self) -> usize {
-        self.dl_queue_len as usize + self.enb_rlc.sdus_queued()
+        self.dl_queue.len() + self.enb_rlc.sdus_queued()
     }
 
     /// The downlink MCS that `LteNode::mcs` answers when nothing is to be worked out: the
@@ -373,10 +355,8 @@ impl Ue {
     /// make no call.
     #[inline]
     fn fresh_dl_mcs(&self, newest: u64) -> Option<u8> {
-        // `dl_mcs_fresh` implies a report in `cqi[0]` (`mcs` sets it after taking one), whose
-        // line this test then leaves unread.
-        debug_assert!(!self.dl_mcs_fresh || self.cqi[0].0.is_some());
-        (self.dl_mcs_fresh && newest < self.cqi_next[0]).then(|| self.mcs_hint[0].saturating_sub(1))
+        (self.dl_mcs_fresh && self.cqi[0].0.is_some() && newest < self.cqi_next[0])
+            .then(|| self.mcs_hint[0].saturating_sub(1))
     }
 }
 
@@ -636,8 +616,6 @@ impl LteNode {
                 dl_mcs_fresh: false,
                 dl_queue: VecDeque::new(),
                 dl_queue_bytes: 0,
-                dl_queue_len: 0,
-                dl_harq_full: false,
                 discipline: config::buffer_discipline(
                     &c.buffer,
                     cfg.tcp.packet_size_bytes,
@@ -670,7 +648,7 @@ impl LteNode {
                 t_opt: 1,
                 st: UeCounters::default(),
                 occupancy: Occupancy::default(),
-                _spread: [0; 0],
+                _spread: [0; 64],
             })
             .collect();
         let pusch_prb = rat.pusch_prb;
@@ -867,7 +845,6 @@ impl LteNode {
             Verdict::Admit => {
                 ue.dl_queue_bytes += pkt.size as u64;
                 ue.dl_queue.push_back((*pkt, now));
-                ue.dl_queue_len += 1;
                 None
             }
             Verdict::Drop(reason) => {
@@ -877,7 +854,6 @@ impl LteNode {
             Verdict::AdmitDropFirstUnsent(reason) => {
                 ue.dl_queue_bytes += pkt.size as u64;
                 ue.dl_queue.push_back((*pkt, now));
-                // One in, one out: `dl_queue_len` stays.
                 let victim = ue.dl_queue.pop_front().map(|(p, _)| p);
                 if let Some(v) = &victim {
                     ue.dl_queue_bytes -= v.size as u64;
@@ -1373,9 +1349,7 @@ impl LteNode {
             Feedback::RetransmitAt(at) => self.rings.retx[slot(at)].push((link, u, pid)),
         }
         if link == Link::Dl {
-            // A process may be free again: data may be waiting for it.
-            let ue = &mut self.ues[u as usize];
-            ue.dl_harq_full = ue.dl_harq.free_process().is_none();
+            // A process is free again: data may be waiting for it.
             self.activate_dl(u);
         }
     }
@@ -1517,8 +1491,7 @@ impl LteNode {
             // Most slots retransmit to no UE: `contains` would set up its chunked search for
             // each candidate all the same.
             let retx = &self.dl_retx_now;
-            debug_assert_eq!(ue.dl_harq_full, ue.dl_harq.free_process().is_none());
-            if ue.dl_harq_full || !retx.is_empty() && retx.contains(&u) {
+            if ue.dl_harq.free_process().is_none() || !retx.is_empty() && retx.contains(&u) {
                 continue;
             }
             let newest = n.saturating_sub(self.cqi_delay);
@@ -1633,7 +1606,6 @@ impl LteNode {
                 break;
             };
             ue.dl_queue_bytes -= pkt.size as u64;
-            ue.dl_queue_len -= 1;
             let bo_bits = (ue.dl_queue_bytes + ue.enb_rlc.new_data_bytes()) as f64 * 8.0;
             ue.discipline.advance(now, bo_bits);
             if let Some(reason) = ue.discipline.on_dequeue(now, now - at, ue.dl_queue_bytes) {
@@ -1658,7 +1630,6 @@ impl LteNode {
                 .free_process()
                 .expect("candidates have a free process");
             ue.dl_harq.send_new(n, pid, idx);
-            ue.dl_harq_full = ue.dl_harq.free_process().is_none();
             ue.st.dl_new_tbs += 1;
             ue.st.dl_mcs_sum += mcs as u64;
             ue.st.dl_tbs_sum += a.tbs as u64;

@@ -102,9 +102,8 @@ pub struct Allocation {
 #[derive(Debug, Clone)]
 pub struct PfScheduler {
     p: PfParams,
-    /// Per UE, (R̄, the TTI it was last brought up to date for): side by side, the one line
-    /// a candidate's metric reads (two vectors had it read a line of each).
-    avg: Vec<(f64, u64)>,
+    avg_bps: Vec<f64>,
+    updated: Vec<u64>,
     /// Scratch: each candidate's [`order_key`], reused every TTI.
     order: Vec<u128>,
     /// Scratch per candidate: R̄ decayed to this TTI (worked out once for the metric and
@@ -133,7 +132,8 @@ impl PfScheduler {
             })
         };
         Self {
-            avg: vec![(p.initial_avg_bps, 0); ues],
+            avg_bps: vec![p.initial_avg_bps; ues],
+            updated: vec![0; ues],
             order: Vec::with_capacity(ues),
             avg_now: Vec::with_capacity(ues),
             decay: {
@@ -154,12 +154,11 @@ impl PfScheduler {
         let i = ue as usize;
         let keep = 1.0 - 1.0 / self.p.t_c;
         // keep^0 = 1 and keep^1 = keep exactly: the usual cases cost no power.
-        let (avg, updated) = self.avg[i];
-        match tti.saturating_sub(updated) {
-            0 => avg,
-            1 => avg * keep,
-            d if d < DECAY_TABLE => avg * self.decay[d as usize],
-            d => avg * keep.powi(d as i32),
+        match tti.saturating_sub(self.updated[i]) {
+            0 => self.avg_bps[i],
+            1 => self.avg_bps[i] * keep,
+            d if d < DECAY_TABLE => self.avg_bps[i] * self.decay[d as usize],
+            d => self.avg_bps[i] * keep.powi(d as i32),
         }
     }
 
@@ -238,7 +237,8 @@ impl PfScheduler {
             |(k, (c, slot))| {
                 let avg = self.avg_bps(c.ue, tti);
                 let i = c.ue as usize;
-                self.avg[i] = (avg * keep, tti + 1);
+                self.avg_bps[i] = avg * keep;
+                self.updated[i] = tti + 1;
                 *slot = avg;
                 order_key(self.full_rate[ch][c.mcs as usize] / avg, k)
             },
@@ -252,7 +252,7 @@ impl PfScheduler {
     fn serve(&mut self, k: usize, ue: u32, tbs: u32) {
         let keep = 1.0 - 1.0 / self.p.t_c;
         let got = tbs as f64 * 8.0 / self.p.tti_s;
-        self.avg[ue as usize].0 = self.avg_now[k] * keep + got / self.p.t_c;
+        self.avg_bps[ue as usize] = self.avg_now[k] * keep + got / self.p.t_c;
     }
 }
 
