@@ -314,8 +314,10 @@ impl LinkDir {
         Some(self.start_tx(now, size))
     }
 
-    /// The packet whose arrival event names `w` leaves the wire.
-    #[inline]
+    /// The packet whose arrival event names `w` leaves the wire. Always inlined into the
+    /// event loop's arrival dispatch (LLVM's choice at `#[inline]` changed with the loop's
+    /// size: a call and frame per arrival).
+    #[inline(always)]
     pub fn take_arrival(&mut self, w: OnWire) -> Packet {
         const MISSING: &str = "an arrival event without its packet on the wire";
         match w {
