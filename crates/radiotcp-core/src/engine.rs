@@ -94,23 +94,15 @@ const PARKED_FAR_AHEAD: Time = 20 * NS_PER_MS;
 /// None for one that waits in the slab. The wired path's events (a link direction's end of
 /// serialisation and in-order arrival) fit, so that most events never touch the slab: its
 /// write, the take of a 48-byte event and the free list were a fifth of an event's trip
-/// through the queue. A packed event owns nothing: the queue forgets it once packed.
+/// through the queue.
 pub trait Packed: Sized {
     fn pack(&self) -> Option<u32> {
         None
     }
 
-    /// The event `pack` gave `bits` for; `seq` is its key's insertion sequence, unique to
-    /// the event (a [`SeqTimer`]'s event is told live by it, so it need not carry it).
-    fn unpack(bits: u32, seq: u64) -> Self {
-        unreachable!("no event of this type is packed (bits {bits:#x}, seq {seq})")
-    }
-
-    /// True if the packed event `bits` is a timer, which waits in the far set from
-    /// [`PARKED_FAR_AHEAD`] as it did in the slab, rather than [`FAR_AHEAD`].
-    fn timer(bits: u32) -> bool {
-        let _ = bits;
-        false
+    /// The event `pack` gave `bits` for.
+    fn unpack(bits: u32) -> Self {
+        unreachable!("no event of this type is packed (bits {bits:#x})")
     }
 
     /// The lane of the packed event `bits`, if it is one of a series that comes in time
@@ -218,17 +210,6 @@ impl<E: Packed> EventQueue<E> {
             Some(bits) => {
                 debug_assert!((bits as u64) <= PAYLOAD_MASK, "a packed event too wide");
                 let key = high | (PACKED_FLAG | bits as u64) as u128;
-                // Its bits are the whole event (`unpack` rebuilds it): nothing to drop, and
-                // the drop glue of a node event was a call per timer scheduled.
-                std::mem::forget(event);
-                if E::timer(bits) {
-                    if at - self.now >= PARKED_FAR_AHEAD {
-                        self.far.push(key);
-                    } else {
-                        self.near.push(key);
-                    }
-                    return;
-                }
                 // The heaps' size first: below the threshold (the wired presets), that is
                 // the one test an event pays.
                 match E::lane(bits).filter(|_| self.near.len() + self.far.len() >= LANE_MIN_HEAP) {
@@ -300,12 +281,6 @@ impl<E: Packed> EventQueue<E> {
         }
     }
 
-    /// The insertion sequence the next scheduled event gets (a [`SeqTimer`]'s generation).
-    #[inline(always)]
-    pub fn next_seq(&self) -> u64 {
-        self.next_seq
-    }
-
     /// Take the earliest event if it is not later than `until`, advancing the clock to it.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
@@ -341,7 +316,7 @@ impl<E: Packed> EventQueue<E> {
                 Some(k) => keys.replace_first(k),
                 None => keys.pop_first(),
             }
-            Popped::Packed(bits, (key as u64) >> SLOT_BITS)
+            Popped::Packed(bits)
         } else {
             keys.pop_first();
             let slot = low as u32;
@@ -583,10 +558,9 @@ impl Keys {
 }
 
 /// An event taken off the queue ([`EventQueue::pop_raw`]): one that travelled in its key, as
-/// the bits [`Packed::pack`] gave with its key's insertion sequence, or one that waited in the
-/// slab.
+/// the bits [`Packed::pack`] gave, or one that waited in the slab.
 pub enum Popped<E> {
-    Packed(u32, u64),
+    Packed(u32),
     Parked(E),
 }
 
@@ -595,7 +569,7 @@ impl<E: Packed> Popped<E> {
     #[inline(always)]
     pub fn event(self) -> E {
         match self {
-            Popped::Packed(bits, seq) => E::unpack(bits, seq),
+            Popped::Packed(bits) => E::unpack(bits),
             Popped::Parked(e) => e,
         }
     }
@@ -694,65 +668,6 @@ impl TimerSlot {
     #[inline]
     pub fn fire(&mut self, generation: u32) -> bool {
         if generation != self.generation || self.armed.is_none() {
-            return false;
-        }
-        self.armed = None;
-        true
-    }
-}
-
-/// [`TimerSlot`] told by the insertion sequence of its live event rather than a generation
-/// carried in the event: the sequence is unique to each scheduled event and every key holds
-/// it, so an event packed into its key ([`Packed`]) needs no bits for a generation, and the
-/// test "this is the slot's most recently scheduled event" is the generation's exactly (a
-/// generation was bumped on each new event, just as the slot's sequence is set to the new
-/// event's). A host's retransmission and delayed-ACK timers: packed, a timer costs no slab
-/// write, free-list push and pop or 48-byte event move.
-#[derive(Debug, Default, Clone)]
-pub struct SeqTimer {
-    /// The insertion sequence of the most recently scheduled event.
-    live: u64,
-    armed: Option<Time>,
-}
-
-impl SeqTimer {
-    /// [`TimerSlot::sync`]: schedule `event(seq)` at the deadline when the pending event would
-    /// fire too late, `seq` being the sequence the event gets.
-    #[inline(always)]
-    pub fn sync<E: Packed>(
-        &mut self,
-        q: &mut EventQueue<E>,
-        deadline: Option<Time>,
-        event: impl FnOnce(u64) -> E,
-    ) {
-        if let Some(d) = deadline {
-            if self.armed.is_some_and(|a| a <= d) {
-                return;
-            }
-            let seq = q.next_seq();
-            self.live = seq;
-            self.armed = Some(d);
-            q.schedule(d, event(seq));
-        }
-    }
-
-    /// The deadline of the slot's live event, if one is pending.
-    pub fn armed(&self) -> Option<Time> {
-        self.armed
-    }
-
-    /// True if the event with insertion sequence `seq` is the live one ([`SeqTimer::fire`]
-    /// without its effect).
-    #[inline(always)]
-    pub fn is_live(&self, seq: u64) -> bool {
-        seq == self.live && self.armed.is_some()
-    }
-
-    /// True if the event that fired (its insertion sequence `seq`) is the live one, which
-    /// leaves the slot idle until armed again; false if it was superseded.
-    #[inline(always)]
-    pub fn fire(&mut self, seq: u64) -> bool {
-        if seq != self.live || self.armed.is_none() {
             return false;
         }
         self.armed = None;
@@ -937,7 +852,7 @@ mod tests {
             (self.0 % 2 == 0).then_some(self.0)
         }
 
-        fn unpack(bits: u32, _seq: u64) -> Self {
+        fn unpack(bits: u32) -> Self {
             Half(bits)
         }
     }
@@ -962,7 +877,7 @@ mod tests {
             Some(self.0)
         }
 
-        fn unpack(bits: u32, _seq: u64) -> Self {
+        fn unpack(bits: u32) -> Self {
             Laned(bits)
         }
 

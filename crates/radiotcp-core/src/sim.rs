@@ -187,12 +187,7 @@ impl Sim {
             // The packed events (a link's) dispatched inline from their bits in registers;
             // the others (nodes' timers and steps, a few percent of the events) out of line.
             match popped {
-                // A host's timer out of line, its staleness tested first (most of the
-                // delayed-ACK timers that fire were superseded).
-                Popped::Packed(bits, seq) if Event::timer(bits) => {
-                    self.on_host_timer(now, bits, seq)
-                }
-                Popped::Packed(bits, seq) => self.dispatch(now, Event::unpack(bits, seq)),
+                Popped::Packed(bits) => self.dispatch(now, Event::unpack(bits)),
                 Popped::Parked(ev) => self.dispatch_parked(now, ev),
             }
             let events = self.q.popped();
@@ -220,20 +215,6 @@ impl Sim {
             self.event_loop(until, limit, &mut |_| Check::Continue),
             Ok(Some(_))
         )
-    }
-
-    /// A host's timer that travelled in its key ([`Packed for Event`]): nothing to do if a
-    /// later event superseded it (the host's [`crate::engine::SeqTimer`] tells by the key's
-    /// sequence), else the host handles it.
-    #[inline(never)]
-    fn on_host_timer(&mut self, now: Time, bits: u32, seq: u64) {
-        let (n, ev) = Event::host_timer(bits, seq);
-        if let Node::Host(host) = &self.nodes[n as usize] {
-            if !host.timer_live(&ev) {
-                return;
-            }
-        }
-        self.at_node(now, n, Call::Event(NodeEvent::Host(ev)));
     }
 
     #[inline(never)]

@@ -314,10 +314,8 @@ impl LinkDir {
         Some(self.start_tx(now, size))
     }
 
-    /// The packet whose arrival event names `w` leaves the wire. Always inlined into the
-    /// event loop's arrival dispatch (LLVM's choice at `#[inline]` changed with the loop's
-    /// size: a call and frame per arrival).
-    #[inline(always)]
+    /// The packet whose arrival event names `w` leaves the wire.
+    #[inline]
     pub fn take_arrival(&mut self, w: OnWire) -> Packet {
         const MISSING: &str = "an arrival event without its packet on the wire";
         match w {

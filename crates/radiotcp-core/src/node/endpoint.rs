@@ -2,7 +2,7 @@
 //! sends towards its peers through its routes (a link for a server or a wired client, the
 //! access node for a UE) and records per-flow goodput, delay and traces.
 
-use crate::engine::{to_millis, to_secs, SeqTimer, Time};
+use crate::engine::{to_millis, to_secs, Time, TimerSlot};
 use crate::packet::{HostId, Packet, PacketKind, TcpOpts};
 use crate::results::{FlowStats, RunResult, Trace, Traces};
 use crate::tcp::{ReceiverParams, SenderParams, TcpReceiver, TcpSender, SSTHRESH_INFINITE};
@@ -13,14 +13,13 @@ use super::{Ctx, NodeEvent};
 pub enum HostEvent {
     /// The application of `flow` opens its connection.
     FlowStart(u32),
-    /// The generation is the event's insertion sequence in the queue ([`SeqTimer`]).
     SenderTimer {
         flow: u32,
-        generation: u64,
+        generation: u32,
     },
     ReceiverTimer {
         flow: u32,
-        generation: u64,
+        generation: u32,
     },
 }
 
@@ -29,7 +28,7 @@ struct TxFlow {
     flow: u32,
     peer: HostId,
     sender: TcpSender,
-    timer: SeqTimer,
+    timer: TimerSlot,
     start: Time,
     header_bytes: u32,
     /// Segments carry the timestamps option (RFC 7323).
@@ -46,7 +45,7 @@ struct RxFlow {
     flow: u32,
     peer: HostId,
     receiver: TcpReceiver,
-    timer: SeqTimer,
+    timer: TimerSlot,
     ack_size: u32,
     bytes_delivered: u64,
     /// One-way delays (ns) of data segments arriving in the measured interval.
@@ -103,7 +102,7 @@ impl Host {
             flow,
             peer,
             sender: TcpSender::new(p),
-            timer: SeqTimer::default(),
+            timer: TimerSlot::default(),
             start,
             header_bytes,
             timestamps,
@@ -121,7 +120,7 @@ impl Host {
             flow,
             peer,
             receiver: TcpReceiver::new(p),
-            timer: SeqTimer::default(),
+            timer: TimerSlot::default(),
             ack_size,
             bytes_delivered: 0,
             delays: Vec::with_capacity(DELAYS_RESERVED),
@@ -169,21 +168,6 @@ impl Host {
     #[inline]
     fn index(&self, flow: u32) -> usize {
         self.local[flow as usize] as usize
-    }
-
-    /// False if `ev` is a timer event that a later one superseded (its handling would do
-    /// nothing): the loop tests it before the dispatch.
-    #[inline(always)]
-    pub fn timer_live(&self, ev: &HostEvent) -> bool {
-        match *ev {
-            HostEvent::SenderTimer { flow, generation } => {
-                self.tx[self.index(flow)].timer.is_live(generation)
-            }
-            HostEvent::ReceiverTimer { flow, generation } => {
-                self.rx[self.index(flow)].timer.is_live(generation)
-            }
-            HostEvent::FlowStart(_) => true,
-        }
     }
 
     pub fn handle(&mut self, ctx: &mut Ctx, ev: HostEvent) {
@@ -309,7 +293,7 @@ impl Host {
             send(ctx, self.id, &pkt);
         }
         let flow = f.flow;
-        ctx.sync_seq(&mut f.timer, f.sender.poll_timeout(), |generation| {
+        ctx.sync(&mut f.timer, f.sender.poll_timeout(), |generation| {
             NodeEvent::Host(HostEvent::SenderTimer { flow, generation })
         });
         if let Some(t) = ctx.probe.traces.as_mut() {
@@ -366,7 +350,7 @@ impl Host {
     fn after_receiver(&mut self, ctx: &mut Ctx, i: usize, ack: Option<crate::tcp::Ack>) {
         let f = &mut self.rx[i];
         let flow = f.flow;
-        ctx.sync_seq(&mut f.timer, f.receiver.poll_timeout(), |generation| {
+        ctx.sync(&mut f.timer, f.receiver.poll_timeout(), |generation| {
             NodeEvent::Host(HostEvent::ReceiverTimer { flow, generation })
         });
         if let Some(a) = ack {

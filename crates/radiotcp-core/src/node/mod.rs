@@ -13,9 +13,7 @@ pub mod router;
 pub mod umts;
 
 use crate::config::{AccessConfig, ScenarioConfig};
-use crate::engine::{
-    stream, EventQueue, Packed, RngStream, SeqTimer, Time, TimerSlot, PACKED_BITS,
-};
+use crate::engine::{stream, EventQueue, Packed, RngStream, Time, TimerSlot, PACKED_BITS};
 use crate::link::{Dir, OnWire};
 use crate::net::{LinkEvent, LinkId, Net, NodeId, Port};
 use crate::packet::{HostId, Packet};
@@ -58,24 +56,13 @@ pub enum Event {
     Link(LinkId, Dir, LinkEvent),
 }
 
-/// Set in a packed event that is a host's timer ([`Packed for Event`]).
-const HOST_TIMER: u32 = 1 << (PACKED_BITS - 1);
-/// Set in a packed host timer that is a receiver's (delayed ACK) rather than a sender's.
-const RECEIVER_TIMER: u32 = 1 << (PACKED_BITS - 2);
-/// Bits of a packed host timer's node and of its flow.
-const TIMER_NODE_BITS: u32 = (PACKED_BITS - 2) / 2;
-const TIMER_FLOW_BITS: u32 = PACKED_BITS - 2 - TIMER_NODE_BITS;
-
 /// A link direction's end of serialisation and in-order arrival travel in the queue's heap
-/// key, `link << 2 | dir << 1 | arrival`, and so do a host's retransmission and delayed-ACK
-/// timers, `HOST_TIMER | receiver | node | flow`: their generation is the key's insertion
-/// sequence ([`crate::engine::SeqTimer`]), which the key holds anyway. Other node events,
-/// arrivals by slot, and links, nodes or flows beyond the bits wait in the slab.
+/// key: `link << 2 | dir << 1 | arrival`. Node events and arrivals by slot wait in the slab.
 impl Packed for Event {
     #[inline(always)]
     fn pack(&self) -> Option<u32> {
         match *self {
-            Event::Link(l, d, ev) if l < 1 << (PACKED_BITS - 3) => {
+            Event::Link(l, d, ev) if l < 1 << (PACKED_BITS - 2) => {
                 let arrival = match ev {
                     LinkEvent::TxDone => 0,
                     LinkEvent::Arrive(OnWire::Next) => 1,
@@ -83,25 +70,12 @@ impl Packed for Event {
                 };
                 Some(l << 2 | (d as u32) << 1 | arrival)
             }
-            Event::Node(n, NodeEvent::Host(ref h)) if n < 1 << TIMER_NODE_BITS => {
-                let (receiver, flow) = match *h {
-                    HostEvent::SenderTimer { flow, .. } => (0, flow),
-                    HostEvent::ReceiverTimer { flow, .. } => (RECEIVER_TIMER, flow),
-                    HostEvent::FlowStart(_) => return None,
-                };
-                (flow < 1 << TIMER_FLOW_BITS)
-                    .then_some(HOST_TIMER | receiver | n << TIMER_FLOW_BITS | flow)
-            }
             _ => None,
         }
     }
 
     #[inline(always)]
-    fn unpack(bits: u32, seq: u64) -> Self {
-        if bits & HOST_TIMER != 0 {
-            let (n, ev) = Event::host_timer(bits, seq);
-            return Event::Node(n, NodeEvent::Host(ev));
-        }
+    fn unpack(bits: u32) -> Self {
         let d = if bits & 2 == 0 { Dir::Data } else { Dir::Ack };
         let ev = if bits & 1 == 0 {
             LinkEvent::TxDone
@@ -116,31 +90,7 @@ impl Packed for Event {
     /// queue may keep them in a lane per direction, `link << 1 | dir`.
     #[inline(always)]
     fn lane(bits: u32) -> Option<usize> {
-        (bits & (HOST_TIMER | 1) == 1).then_some((bits >> 1) as usize)
-    }
-
-    /// A host's timers wait in the far set from 20 ms as they did in the slab: the NR cell's
-    /// 40 ms delayed-ACK timers would otherwise crowd the near one.
-    #[inline(always)]
-    fn timer(bits: u32) -> bool {
-        bits & HOST_TIMER != 0
-    }
-}
-
-impl Event {
-    /// The node and the event of a packed host timer `bits` whose key's sequence is `seq`.
-    #[inline(always)]
-    pub fn host_timer(bits: u32, seq: u64) -> (NodeId, HostEvent) {
-        debug_assert!(bits & HOST_TIMER != 0, "not a host timer");
-        let n = (bits & !(HOST_TIMER | RECEIVER_TIMER)) >> TIMER_FLOW_BITS;
-        let flow = bits & ((1 << TIMER_FLOW_BITS) - 1);
-        let generation = seq;
-        let ev = if bits & RECEIVER_TIMER != 0 {
-            HostEvent::ReceiverTimer { flow, generation }
-        } else {
-            HostEvent::SenderTimer { flow, generation }
-        };
-        (n, ev)
+        (bits & 1 != 0).then_some((bits >> 1) as usize)
     }
 }
 
@@ -285,18 +235,6 @@ impl Ctx<'_> {
         slot.sync(self.q, deadline, |g| Event::Node(node, ev(g)));
     }
 
-    /// [`Ctx::sync`] for a timer told by its event's insertion sequence ([`SeqTimer`]).
-    #[inline(always)]
-    pub fn sync_seq(
-        &mut self,
-        slot: &mut SeqTimer,
-        deadline: Option<Time>,
-        ev: impl FnOnce(u64) -> NodeEvent,
-    ) {
-        let node = self.node;
-        slot.sync(self.q, deadline, |g| Event::Node(node, ev(g)));
-    }
-
     /// Where this node sends a packet for `pkt.dst`.
     #[inline]
     pub fn route(&self, pkt: &Packet) -> Port {
@@ -347,7 +285,7 @@ mod tests {
                 for ev in [LinkEvent::TxDone, LinkEvent::Arrive(OnWire::Next)] {
                     let bits = Event::Link(l, d, ev).pack().expect("a link event packs");
                     assert!(bits < 1 << PACKED_BITS);
-                    match Event::unpack(bits, 0) {
+                    match Event::unpack(bits) {
                         Event::Link(l2, d2, ev2) => {
                             assert_eq!((l2, d2), (l, d));
                             assert_eq!(format!("{ev2:?}"), format!("{ev:?}"));
