@@ -1527,7 +1527,7 @@ impl LteNode {
             .schedule_kind(n, reserved, &cands, &mut self.budget, &mut allocs, kind);
         self.after_dcis(sec, Link::Dl, allocs.len());
         for a in &allocs {
-            self.send_dl(ctx, n, *a, a.mcs, kind);
+            self.send_dl(ctx, n, *a, kind);
         }
         self.cands = cands;
         self.allocs = allocs;
@@ -1593,9 +1593,9 @@ impl LteNode {
     /// Build and send a downlink block: SDUs move from the buffer into the RLC as far as
     /// the block has room (CoDel judges each at this moment), then RLC fills it. `kind`: a
     /// full slot's block or a special slot's (its resource elements count in HARQ combining).
-    fn send_dl(&mut self, ctx: &mut Ctx, n: u64, a: Allocation, mcs: u8, kind: TbKind) {
+    fn send_dl(&mut self, ctx: &mut Ctx, n: u64, a: Allocation, kind: TbKind) {
         let now = ctx.now;
-        let u = a.ue;
+        let (u, mcs) = (a.ue, a.mcs);
         let room = a.tbs.saturating_sub(self.rat.mac_header);
         let ue = &mut self.ues[u as usize];
         // What the RLC will need, kept up to date as SDUs move in (each adds its octets, its
@@ -1658,9 +1658,9 @@ impl LteNode {
     /// BSR, the regular or periodic one when triggered (§5.4.5), else a padding BSR in the 2
     /// octets kept for it; the grant cancels a pending SR (§5.4.4). ACKs arriving later wait
     /// for the next grant.
-    fn build_ul(&mut self, ctx: &mut Ctx, n: u64, target: u64, a: Allocation, mcs: u8) {
+    fn build_ul(&mut self, ctx: &mut Ctx, n: u64, target: u64, a: Allocation) {
         let now = ctx.now;
-        let u = a.ue;
+        let (u, mcs) = (a.ue, a.mcs);
         let ue = &mut self.ues[u as usize];
         let mut room = a.tbs.saturating_sub(self.rat.mac_header + SHORT_BSR_BYTES);
         // A PHR ranks after the BSR and before data (36.321 §5.4.3.1); it reports the
@@ -1862,19 +1862,18 @@ impl LteNode {
         self.after_dcis(sec, Link::Ul, allocs.len());
         for a in &mut allocs {
             let c = cands.iter().find(|c| c.ue == a.ue);
-            let mut mcs = c.map_or(0, |c| c.mcs);
             if a.n_prb > candidate_width(c.map_or(1, |c| c.max_prb)) {
                 // Wider than the MCS assumed (no PHR yet, or `min_prb` / round robin's share
                 // above the headroom): the MCS and block of the grant's width.
-                mcs = self.mcs(n, Link::Ul, a.ue, a.n_prb);
-                a.tbs = self.rat.tbs.octets(TbKind::Ul, mcs, a.n_prb);
+                a.mcs = self.mcs(n, Link::Ul, a.ue, a.n_prb);
+                a.tbs = self.rat.tbs.octets(TbKind::Ul, a.mcs, a.n_prb);
             }
             let ue = &mut self.ues[a.ue as usize];
             ue.granted[gslot(target)] = (target, a.tbs);
             ue.ul_need = ue.ul_need.saturating_sub(a.tbs as u64);
             ue.sr_answered = false;
             ue.st.grants += 1;
-            self.build_ul(ctx, n, target, *a, mcs);
+            self.build_ul(ctx, n, target, *a);
         }
         self.cands = cands;
         self.allocs = allocs;
@@ -1927,7 +1926,7 @@ impl LteNode {
                 tbs,
                 mcs,
             };
-            self.build_ul(ctx, n, target, a, mcs);
+            self.build_ul(ctx, n, target, a);
         }
         self.cg_by_phase[sec][phase] = ues;
     }

@@ -106,6 +106,14 @@ fn lanes(values: impl Iterator<Item = f64>, pad: f64) -> Vec<Lane> {
     out
 }
 
+/// Whether a reader whose phasors stand at TTI `t`, `rotated` steps after their last exact
+/// evaluation, reaches TTI `tti` by rotation: forward, by at most [`MAX_ROTATE`] TTIs, and
+/// before [`REFRESH`] asks for an exact evaluation again.
+#[inline(always)]
+fn rotatable(t: u64, rotated: u32, tti: u64) -> bool {
+    t <= tti && tti - t <= MAX_ROTATE && rotated < REFRESH
+}
+
 /// The set bits of `k` < 2^[`POW2`], from a table.
 #[inline]
 fn steps_in(k: u64) -> u32 {
@@ -465,7 +473,7 @@ impl Fading {
         // The usual reading, this reader's own phasors a few TTIs behind, here; the rest out
         // of line, so that this path saves and restores few registers.
         if let (Some(&t), Some(&rotated)) = (self.tti.get(reader), self.rotated.get(reader)) {
-            if t <= tti && tti - t <= MAX_ROTATE && rotated < REFRESH {
+            if rotatable(t, rotated, tti) {
                 let k = tti - t;
                 // The steps taken (the set bits of k; no popcount instruction in the
                 // baseline x86-64 the crate is built for).
@@ -496,7 +504,7 @@ impl Fading {
         let (ttis, steps_taken) = (&mut self.tti, &mut self.rotated);
         // Start from this reader's state, or from another reader's a few TTIs behind (the
         // transmission at n follows the CQI report read at n - k), or evaluate exactly.
-        let near = |t: u64, rotated: u32| t <= tti && tti - t <= MAX_ROTATE && rotated < REFRESH;
+        let near = |t: u64, rotated: u32| rotatable(t, rotated, tti);
         if !near(ttis[reader], steps_taken[reader]) {
             let best = (0..READERS)
                 .filter(|&r| near(ttis[r], steps_taken[r]))
