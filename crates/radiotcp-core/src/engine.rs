@@ -9,6 +9,8 @@ use std::collections::BinaryHeap;
 use rand_core::Rng;
 use rand_pcg::Pcg64;
 
+use crate::headvec::HeadVec;
+
 /// Simulation time in integer nanoseconds. Floating-point time would make event order depend on
 /// rounding; u64 ns covers 584 years.
 pub type Time = u64;
@@ -347,7 +349,7 @@ impl<E: Packed> EventQueue<E> {
         let behind: usize = self
             .lanes
             .iter()
-            .map(|l| (l.keys.len() - l.head).saturating_sub(1))
+            .map(|l| l.keys.live().len().saturating_sub(1))
             .sum();
         self.near.len() + self.far.len() + behind
     }
@@ -581,34 +583,21 @@ impl<E: Packed> Popped<E> {
 /// the spent keys cost memory only (16 octets each).
 const LANE_SPENT: usize = 8192;
 
-/// The keys of a lane's events in order from `head`: the head (in the heap too), then the
-/// ones behind it. A vector and an index rather than a ring: emptied it starts again at 0,
-/// and one that never empties moves its live keys to the front once half of it (and at
-/// least [`LANE_SPENT`] keys) is spent, a copy per key at most.
+/// The keys of a lane's events in order: the head (in the heap too), then the ones behind
+/// it. A vector read from an index rather than a ring ([`HeadVec`]), whose spent front is
+/// reclaimed from [`LANE_SPENT`] keys.
 #[derive(Default)]
 struct Lane {
-    keys: Vec<u128>,
-    head: usize,
+    keys: HeadVec<u128, LANE_SPENT>,
 }
 
 impl Lane {
     /// The head `key` popped: the key that takes its place in the heap, if any.
     #[inline(always)]
     fn leave(&mut self, key: u128) -> Option<u128> {
-        debug_assert_eq!(self.keys.get(self.head), Some(&key), "not the lane's head");
-        self.head += 1;
-        let len = self.keys.len();
-        if self.head == len {
-            self.keys.clear();
-            self.head = 0;
-            return None;
-        }
-        if self.head >= LANE_SPENT && 2 * self.head >= len {
-            self.keys.copy_within(self.head.., 0);
-            self.keys.truncate(len - self.head);
-            self.head = 0;
-        }
-        Some(self.keys[self.head])
+        debug_assert_eq!(self.keys.first(), Some(&key), "not the lane's head");
+        self.keys.consume(1);
+        self.keys.first().copied()
     }
 }
 
@@ -914,7 +903,7 @@ mod tests {
                 reference.push((at, seq, id));
                 seq += 1;
             }
-            laned = laned.max(q.lanes.iter().map(|l| l.keys.len()).sum::<usize>());
+            laned = laned.max(q.lanes.iter().map(|l| l.keys.stored()).sum::<usize>());
             if round % 5 != 0 {
                 reference.sort();
                 let (t, _, id) = reference.remove(0);
@@ -935,17 +924,22 @@ mod tests {
     fn a_lane_that_never_empties_keeps_its_order_when_it_moves_its_keys() {
         // A few hundred keys live at any time, far more than LANE_SPENT over the lane's life.
         let mut lane = Lane::default();
-        lane.keys.extend(0..300u128);
+        for k in 0..300u128 {
+            lane.keys.push(k);
+        }
         for head in 0..4 * LANE_SPENT as u128 {
             // The key 300 places behind the head: as many live as at the start.
             lane.keys.push(head + 300);
             assert_eq!(lane.leave(head), Some(head + 1));
             assert!(
-                lane.keys.len() <= 2 * LANE_SPENT + 301,
+                lane.keys.stored() <= 2 * LANE_SPENT + 301,
                 "spent keys are dropped"
             );
         }
-        assert!(lane.head < LANE_SPENT, "the live keys moved to the front");
+        assert!(
+            lane.keys.head() < LANE_SPENT,
+            "the live keys moved to the front"
+        );
     }
 
     #[test]

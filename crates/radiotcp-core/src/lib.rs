@@ -14,6 +14,7 @@ pub mod emulate;
 pub mod engine;
 pub mod error;
 pub mod flatten;
+mod headvec;
 pub mod link;
 pub mod metrics;
 pub mod net;

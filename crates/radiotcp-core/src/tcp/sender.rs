@@ -16,6 +16,7 @@ use super::rtt::{RtoEstimator, RttEstimator};
 use super::sack::Scoreboard;
 use super::TcpVariant;
 use crate::engine::{Time, NS_PER_MS};
+use crate::headvec::HeadVec;
 use crate::packet::TcpOpts;
 
 /// A data segment the sender wants on the wire.
@@ -153,52 +154,12 @@ struct SentRecord {
 }
 
 /// The RTT records of the outstanding segments, oldest first, in order of their ends: a
-/// vector read from `head` rather than a `VecDeque`. Every ACK of new data drops the records
-/// it covers (two with delayed ACKs) and every new segment appends one; the ring's wrap-around
-/// arithmetic on each push and pop was most of their cost, where a vector appends and an ACK
-/// moves one index. The spent front is reclaimed once it is half the vector (a copy of the
-/// live records, some windows' worth of pushes apart).
-#[derive(Debug, Clone, Default)]
-struct SentLog {
-    recs: Vec<SentRecord>,
-    head: usize,
-}
-
-impl SentLog {
-    /// The front kept at least this long before it is reclaimed, so that small windows do
-    /// not copy on every ACK.
-    const SPENT: usize = 32;
-
-    #[inline]
-    fn live(&self) -> &[SentRecord] {
-        &self.recs[self.head..]
-    }
-
-    #[inline]
-    fn live_mut(&mut self) -> &mut [SentRecord] {
-        &mut self.recs[self.head..]
-    }
-
-    #[inline]
-    fn push(&mut self, r: SentRecord) {
-        self.recs.push(r);
-    }
-
-    /// Drop the `n` oldest records (`n` at most the live ones).
-    #[inline]
-    fn consume(&mut self, n: usize) {
-        self.head += n;
-        let len = self.recs.len();
-        if self.head == len {
-            self.recs.clear();
-            self.head = 0;
-        } else if self.head >= Self::SPENT && 2 * self.head >= len {
-            self.recs.copy_within(self.head.., 0);
-            self.recs.truncate(len - self.head);
-            self.head = 0;
-        }
-    }
-}
+/// vector read from a head index ([`HeadVec`]) rather than a `VecDeque`. Every ACK of new
+/// data drops the records it covers (two with delayed ACKs) and every new segment appends
+/// one; the ring's wrap-around arithmetic on each push and pop was most of their cost, where
+/// a vector appends and an ACK moves one index. The spent front is reclaimed from 32 records,
+/// so that small windows do not copy on every ACK.
+type SentLog = HeadVec<SentRecord, 32>;
 
 /// The state of SACK-based loss recovery (RFC 6675 §2 and §5; RFC 6937 §3).
 #[derive(Debug, Clone, Default)]
@@ -1142,48 +1103,4 @@ fn ts_sent_at(now: Time, ts: u32) -> Time {
     // `tcp_rtt_tsopt_us` takes it.
     let back = ((now / NS_PER_MS) as u32).wrapping_sub(ts) as u64;
     now.saturating_sub(back * NS_PER_MS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{SentLog, SentRecord};
-
-    /// The log reads like the queue it replaced: records leave from the front in the order
-    /// they came, whatever the mix of pushes and drops, across every reclaiming of the
-    /// spent front (windows below and above `SentLog::SPENT`).
-    #[test]
-    fn the_sent_log_is_a_queue() {
-        let mut log = SentLog::default();
-        let mut model = std::collections::VecDeque::new();
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = 0u64;
-        for _ in 0..20_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let window = if (x >> 40) % 2 == 0 { 5 } else { 90 };
-            if model.len() < window && (x & 3 != 0 || model.is_empty()) {
-                next += 1;
-                let r = SentRecord {
-                    end: next,
-                    sent_at: next * 7,
-                    retransmitted: x & 8 != 0,
-                };
-                log.push(r);
-                model.push_back(r);
-            } else {
-                let n = ((x >> 8) as usize % 3).min(model.len());
-                log.consume(n);
-                model.drain(..n);
-            }
-            let live = log.live();
-            assert_eq!(live.len(), model.len());
-            assert!(live
-                .iter()
-                .zip(&model)
-                .all(|(a, b)| (a.end, a.sent_at, a.retransmitted)
-                    == (b.end, b.sent_at, b.retransmitted)));
-            assert!(log.head <= SentLog::SPENT.max(log.recs.len() / 2 + 1));
-        }
-    }
 }
